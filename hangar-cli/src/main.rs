@@ -1,0 +1,307 @@
+//! The hangar command line: argument parsing and printing only. Every decision about a format is
+//! made by the library (`hangar::any`).
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use hangar::any::{self, Output};
+use hangar::validate::Severity;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "hangar",
+    version,
+    about = "Inspect, validate and convert X4 / X Rebirth and StarCraft II model files",
+    long_about = "hangar reads game model files, tells you what is in them, checks them before the game \
+crashes on them, and converts them to glTF 2.0 and back.\n\n\
+Formats are recognised by their first bytes, not their extension.\n\
+Supported today: XMF (X4 static meshes, visual and -collision), glTF 2.0 (.glb/.gltf) in and out, \
+OBJ out, and hangar's own JSON dump in and out.",
+    after_help = "Examples:\n  \
+hangar info part_main-lod0.xmf\n  \
+hangar info --json part_main-lod0.xmf | jq .triangles\n  \
+hangar validate assets/**/*.xmf\n  \
+hangar convert part_main-lod0.xmf part_main.glb\n  \
+hangar convert part_main.glb part_main-lod0.xmf        # game-ready visual mesh\n  \
+hangar convert part_main.glb part_main-collision.xmf   # collision mesh, as the game demands\n  \
+hangar dump part_main-lod0.xmf > part.json             # edit, then:\n  \
+hangar convert part.json part_main-lod0.xmf\n  \
+hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show what a file holds: format, vertex and triangle counts, vertex layout, materials, warnings.
+    Info {
+        /// Files to describe.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON (always with top-level `vertices` and `triangles`; an array for several files).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every field of a file as JSON. `hangar convert dump.json out.xmf` turns an edited dump
+    /// back into the binary file (unchanged fields come back byte for byte).
+    Dump { file: PathBuf },
+    /// Check files for what breaks the game or a converter: index bounds, material ranges, buffer
+    /// sizes, the collision-mesh rule, NaNs. Exits with 1 when any file has an error.
+    Validate {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .json.
+    ///
+    /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
+    /// materials), anything else a visual mesh. XMF to XMF rewrites the file byte for byte.
+    /// With a folder as INPUT, every supported file in it (recursively) is converted into the OUTPUT
+    /// folder with the extension given by --to.
+    Convert {
+        input: PathBuf,
+        output: PathBuf,
+        /// Output extension for folder conversion (glb, gltf, obj, xmf, json).
+        #[arg(long, default_value = "glb")]
+        to: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info { files, json } => info(&files, json),
+        Command::Dump { file } => dump(&file),
+        Command::Validate { files, json } => validate(&files, json),
+        Command::Convert { input, output, to } => {
+            if input.is_dir() {
+                convert_folder(&input, &output, &to)
+            } else {
+                convert_one(&input, &output, true).map(|_| true)
+            }
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn info(files: &[PathBuf], json: bool) -> Result<bool> {
+    let mut all = Vec::new();
+    let mut ok = true;
+    for f in files {
+        let bytes = hangar::io::read_input(f)?;
+        let opened = match any::open(&bytes, f) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ok = false;
+                continue;
+            }
+        };
+        let info = opened.document.info(opened.format, &opened.warnings);
+        if json {
+            let mut v = serde_json::to_value(&info)?;
+            v["file"] = f.display().to_string().into();
+            all.push(v);
+        } else {
+            println!("{}: {}", f.display(), info.format);
+            println!(
+                "  vertices: {}  triangles: {}",
+                info.vertices, info.triangles
+            );
+            if let Some(o) = info.details.as_object() {
+                for (k, v) in o {
+                    match v {
+                        serde_json::Value::Array(items) => {
+                            println!("  {k}:");
+                            for i in items {
+                                println!(
+                                    "    {}",
+                                    i.as_str()
+                                        .map(str::to_string)
+                                        .unwrap_or_else(|| i.to_string())
+                                );
+                            }
+                        }
+                        _ => println!("  {k}: {v}"),
+                    }
+                }
+            }
+            for w in &info.warnings {
+                println!("  warning: {w}");
+            }
+        }
+    }
+    if json {
+        let out = if all.len() == 1 {
+            all.pop().unwrap()
+        } else {
+            serde_json::Value::Array(all)
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    }
+    Ok(ok)
+}
+
+fn dump(file: &Path) -> Result<bool> {
+    let bytes = hangar::io::read_input(file)?;
+    let opened = any::open(&bytes, file)?;
+    println!("{}", opened.document.dump().map_err(|e| e.in_file(file))?);
+    Ok(true)
+}
+
+fn validate(files: &[PathBuf], json: bool) -> Result<bool> {
+    let results: Vec<(PathBuf, Vec<hangar::validate::Finding>)> = files
+        .par_iter()
+        .map(|f| {
+            let findings = match hangar::io::read_input(f).and_then(|b| {
+                let o = any::open(&b, f)?;
+                let mut v: Vec<hangar::validate::Finding> =
+                    o.warnings.iter().cloned().map(Into::into).collect();
+                v.extend(o.document.validate());
+                Ok(v)
+            }) {
+                Ok(v) => v,
+                Err(e) => vec![e.into()],
+            };
+            (f.clone(), findings)
+        })
+        .collect();
+    let errors = results
+        .iter()
+        .flat_map(|r| &r.1)
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if json {
+        let v: Vec<serde_json::Value> = results
+            .iter()
+            .map(|(f, findings)| {
+                serde_json::json!({
+                    "file": f.display().to_string(),
+                    "ok": !findings.iter().any(|x| x.severity == Severity::Error),
+                    "findings": findings,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        for (f, findings) in &results {
+            let bad = findings.iter().any(|x| x.severity == Severity::Error);
+            println!("{}: {}", f.display(), if bad { "FAILED" } else { "ok" });
+            for x in findings {
+                println!("  {x}");
+            }
+        }
+        println!(
+            "{} files, {} with errors",
+            results.len(),
+            results
+                .iter()
+                .filter(|r| r.1.iter().any(|x| x.severity == Severity::Error))
+                .count()
+        );
+    }
+    Ok(errors == 0)
+}
+
+fn convert_one(input: &Path, output: &Path, verbose: bool) -> Result<()> {
+    if hangar::io::same_file(input, output) {
+        bail!(
+            "{}: refusing to write over the input; pick another output name",
+            output.display()
+        );
+    }
+    Output::from_path(output)?;
+    let bytes = hangar::io::read_input(input)?;
+    let opened = any::open(&bytes, input)?;
+    let (out, warnings) = any::convert(&opened, input, output)?;
+    if verbose {
+        for w in opened.warnings.iter().chain(&warnings) {
+            eprintln!("warning: {}: {w}", input.display());
+        }
+    }
+    hangar::io::write_output(output, &out)?;
+    if verbose {
+        eprintln!("wrote {} ({} bytes)", output.display(), out.len());
+    }
+    Ok(())
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for e in std::fs::read_dir(dir).with_context(|| format!("reading folder {}", dir.display()))? {
+        let p = e?.path();
+        if p.is_dir() {
+            collect(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn convert_folder(input: &Path, output: &Path, to: &str) -> Result<bool> {
+    Output::from_path(Path::new(&format!("x.{to}")))?;
+    let mut files = Vec::new();
+    collect(input, &mut files)?;
+    files.sort();
+    // Only files hangar can read: a quick look at the first bytes.
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|f| {
+            let head = std::fs::File::open(f).ok().and_then(|mut h| {
+                use std::io::Read;
+                let mut b = vec![0u8; 64];
+                let n = h.read(&mut b).ok()?;
+                b.truncate(n);
+                Some(b)
+            });
+            head.is_some_and(|h| {
+                let fmt = hangar::detect::detect(&h, Some(f));
+                fmt.supported()
+                    && !matches!(
+                        fmt,
+                        hangar::detect::Format::HangarJson | hangar::detect::Format::GltfText
+                    )
+            })
+        })
+        .collect();
+    let bar = ProgressBar::new(files.len() as u64);
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap());
+    let failures: Vec<String> = files
+        .par_iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(input).unwrap_or(f);
+            let dest = output.join(rel).with_extension(to);
+            let r = dest
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .map_err(anyhow::Error::from)
+                .and_then(|_| convert_one(f, &dest, false));
+            bar.inc(1);
+            r.err().map(|e| format!("{e:#}"))
+        })
+        .collect();
+    bar.finish_and_clear();
+    for f in &failures {
+        eprintln!("error: {f}");
+    }
+    eprintln!(
+        "{} files converted, {} failed",
+        files.len() - failures.len(),
+        failures.len()
+    );
+    Ok(failures.is_empty())
+}

@@ -1,0 +1,206 @@
+//! The hangar binary as a user runs it: exit codes, JSON output, refusals, whole-file writes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn hangar(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hangar"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sample(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../samples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn tmp(test: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn info_json_has_the_counts_scripts_rely_on() {
+    let (code, out, _) = hangar(&["info", "--json", &sample("wedge-lod0.xmf")]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["vertices"], 32);
+    assert_eq!(v["triangles"], 14);
+    assert_eq!(v["format"], "XMF v3");
+    assert_eq!(
+        v["details"]["materials"][1]["name"],
+        "generic.generic_p1_fx"
+    );
+    let (code, out, _) = hangar(&[
+        "info",
+        "--json",
+        &sample("wedge-lod0.xmf"),
+        &sample("wedge-collision.xmf"),
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[1]["vertices"], 9);
+    assert_eq!(v[1]["details"]["collision"], true);
+}
+
+#[test]
+fn the_readme_round_trip_gives_back_the_same_file() {
+    let d = tmp("round_trip");
+    let glb = d.join("wedge.glb");
+    let (code, _, err) = hangar(&["convert", &sample("wedge-lod0.xmf"), glb.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let back = d.join("wedge-lod0.xmf");
+    let (code, _, err) = hangar(&["convert", glb.to_str().unwrap(), back.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        std::fs::read(sample("wedge-lod0.xmf")).unwrap()
+    );
+    let col = d.join("wedge-collision.xmf");
+    let (code, _, err) = hangar(&["convert", glb.to_str().unwrap(), col.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(&col).unwrap(),
+        std::fs::read(sample("wedge-collision.xmf")).unwrap()
+    );
+    let (code, out, _) = hangar(&["validate", back.to_str().unwrap(), col.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("2 files, 0 with errors"), "{out}");
+    // Other output types.
+    for ext in ["gltf", "obj"] {
+        let p = d.join(format!("wedge.{ext}"));
+        let (code, _, err) = hangar(&["convert", &sample("wedge-lod0.xmf"), p.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let obj = std::fs::read_to_string(d.join("wedge.obj")).unwrap();
+    assert_eq!(obj.lines().filter(|l| l.starts_with("v ")).count(), 32);
+    assert_eq!(obj.lines().filter(|l| l.starts_with("f ")).count(), 14);
+    let gltf_copy = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("gltf")
+        .join("cli");
+    std::fs::create_dir_all(&gltf_copy).unwrap();
+    std::fs::copy(d.join("wedge.gltf"), gltf_copy.join("wedge.gltf")).unwrap();
+    std::fs::copy(&glb, gltf_copy.join("wedge.glb")).unwrap();
+}
+
+#[test]
+fn dump_then_convert_is_identical() {
+    let d = tmp("dump");
+    let (code, out, _) = hangar(&["dump", &sample("wedge-lod0.xmf")]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"hangar_dump\": 1") && out.contains("\"format\": \"xmf\""));
+    let json = d.join("wedge.json");
+    std::fs::write(&json, out.replace("generic.generic_p1_fx", "mymod.glow")).unwrap();
+    let x = d.join("edited-lod0.xmf");
+    let (code, _, err) = hangar(&["convert", json.to_str().unwrap(), x.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (_, info, _) = hangar(&["info", "--json", x.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&info).unwrap();
+    assert_eq!(v["details"]["materials"][1]["name"], "mymod.glow");
+}
+
+#[test]
+fn validate_fails_with_exit_1_and_names_the_place() {
+    let d = tmp("validate");
+    let mut b = std::fs::read(sample("wedge-lod0.xmf")).unwrap();
+    // materials[0].numIndices (at 0x40 + 2 * 0xBC + 4): 30 -> 31.
+    let at = 0x40 + 2 * 0xBC + 4;
+    b[at] = 31;
+    let bad = d.join("bad-lod0.xmf");
+    std::fs::write(&bad, &b).unwrap();
+    let (code, out, _) = hangar(&[
+        "validate",
+        "--json",
+        bad.to_str().unwrap(),
+        &sample("wedge-lod0.xmf"),
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["ok"], false);
+    assert_eq!(v[1]["ok"], true);
+    let paths: Vec<&str> = v[0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"XMF.materials[0]") && paths.contains(&"XMF.materials"),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn refusals_write_nothing() {
+    let d = tmp("refuse");
+    let input = d.join("wedge-lod0.xmf");
+    std::fs::copy(sample("wedge-lod0.xmf"), &input).unwrap();
+    let (code, _, err) = hangar(&["convert", input.to_str().unwrap(), input.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("refusing to write over the input"), "{err}");
+    let col = d.join("wedge-collision.xmf");
+    let (code, _, err) = hangar(&["convert", input.to_str().unwrap(), col.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("collision mesh the game would crash on"),
+        "{err}"
+    );
+    assert!(!col.exists());
+    assert_eq!(
+        std::fs::read_dir(&d).unwrap().count(),
+        1,
+        "no temporary file is left behind"
+    );
+    let m3 = d.join("unit.m3");
+    std::fs::write(&m3, b"43DM\x00\x00\x00\x00\x00\x00\x00\x00").unwrap();
+    let (code, _, err) = hangar(&["info", m3.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("M3 (MD34) is not supported yet"), "{err}");
+}
+
+#[test]
+fn a_folder_converts_in_one_go() {
+    let d = tmp("folder");
+    let src = d.join("in/sub");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::copy(sample("wedge-lod0.xmf"), src.join("wedge-lod0.xmf")).unwrap();
+    std::fs::copy(
+        sample("wedge-collision.xmf"),
+        src.join("wedge-collision.xmf"),
+    )
+    .unwrap();
+    std::fs::write(src.join("notes.txt"), "not a model").unwrap();
+    let (code, _, err) = hangar(&[
+        "convert",
+        d.join("in").to_str().unwrap(),
+        d.join("out").to_str().unwrap(),
+        "--to",
+        "glb",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 files converted, 0 failed"), "{err}");
+    assert!(
+        d.join("out/sub/wedge-lod0.glb").exists() && d.join("out/sub/wedge-collision.glb").exists()
+    );
+}
+
+#[test]
+fn help_teaches_by_example() {
+    let (code, out, _) = hangar(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("hangar convert part_main.glb part_main-collision.xmf"));
+    assert!(out.contains("validate"));
+}

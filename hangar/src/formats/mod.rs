@@ -1,0 +1,4 @@
+//! One module per file format. Each keeps its on-disk structures (`mod.rs`) apart from reading
+//! (`read`), writing (`write`), checking (`check`) and the neutral-model adapter (`mesh`).
+
+pub mod xmf;

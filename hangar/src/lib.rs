@@ -1,0 +1,23 @@
+//! hangar: read, check, convert and write the 3D model files of Egosoft's X Rebirth / X4 and
+//! Blizzard's M3.
+//!
+//! Layers, bottom up:
+//! - [`formats`]: one module per file format, raw and reversible (read, write, check).
+//! - [`model`]: the format-neutral scene the formats convert to and from.
+//! - [`gltf`] and [`obj`]: the neutral scene as glTF 2.0 (both ways) and OBJ.
+//! - [`any`]: open any supported file by its magic and do what the CLI asks of it.
+
+pub mod any;
+pub mod bytes;
+pub mod detect;
+pub mod error;
+pub mod formats;
+pub mod gltf;
+pub mod io;
+pub mod model;
+pub mod obj;
+pub mod raw;
+pub mod samples;
+pub mod validate;
+
+pub use error::{Error, ErrorKind, Result, Warning};

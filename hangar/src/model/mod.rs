@@ -1,0 +1,237 @@
+//! The format-neutral scene every format converts to and from, and glTF is made from.
+//!
+//! Conventions are glTF's: right-handed, +Y up, front faces counter-clockwise, UV origin at the top
+//! left, tangent `w` the sign of the bitangent (`bitangent = cross(normal, tangent.xyz) * w`).
+//! Each format adapter converts into this frame; exporters do not transform again.
+
+use glam::{Mat4, Quat, Vec3};
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Default)]
+pub struct Scene {
+    pub name: String,
+    pub nodes: Vec<Node>,
+    pub meshes: Vec<Mesh>,
+    pub materials: Vec<Material>,
+}
+
+/// What a node is for the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    #[default]
+    Visual,
+    /// A collision mesh: exported as its own node and marked in `extras`.
+    Collision,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Node {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub translation: Vec3,
+    pub rotation: Quat,
+    pub scale: Vec3,
+    pub mesh: Option<usize>,
+    pub role: Role,
+    pub extras: Map<String, Value>,
+}
+
+impl Node {
+    pub fn new(name: impl Into<String>) -> Self {
+        Node {
+            name: name.into(),
+            scale: Vec3::ONE,
+            ..Default::default()
+        }
+    }
+
+    pub fn local_matrix(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+}
+
+/// One vertex set shared by primitives that each draw a range of triangles with one material
+/// (the shape of an XMF file and of most game meshes).
+#[derive(Debug, Clone, Default)]
+pub struct Mesh {
+    pub name: String,
+    pub vertices: Vertices,
+    pub primitives: Vec<Primitive>,
+    pub extras: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Vertices {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Option<Vec<[f32; 3]>>,
+    pub tangents: Option<Vec<[f32; 4]>>,
+    /// UV sets in order (glTF TEXCOORD_0, _1, ...).
+    pub uvs: Vec<Vec<[f32; 2]>>,
+    /// Colour sets in order, RGBA 0..1.
+    pub colors: Vec<Vec<[f32; 4]>>,
+    /// Attributes glTF has no name for, exported as `_NAME`.
+    pub custom: Vec<CustomAttribute>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomAttribute {
+    pub name: String,
+    pub values: Vec<[f32; 4]>,
+}
+
+impl Vertices {
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+}
+
+/// Triangles (a triangle list) over the mesh's vertices.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Primitive {
+    pub indices: Vec<u32>,
+    pub material: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Material {
+    pub name: String,
+    pub extras: Map<String, Value>,
+}
+
+impl Mesh {
+    pub fn triangle_count(&self) -> usize {
+        self.primitives.iter().map(|p| p.indices.len() / 3).sum()
+    }
+}
+
+impl Scene {
+    /// The world matrix of node `i` (parents first).
+    pub fn world_matrix(&self, i: usize) -> Mat4 {
+        let mut m = self.nodes[i].local_matrix();
+        let mut p = self.nodes[i].parent;
+        let mut guard = 0;
+        while let Some(pi) = p {
+            m = self.nodes[pi].local_matrix() * m;
+            p = self.nodes[pi].parent;
+            guard += 1;
+            if guard > self.nodes.len() {
+                break; // a cycle: stop rather than loop
+            }
+        }
+        m
+    }
+
+    /// Merges the meshes of the nodes `keep` accepts into one mesh in world space, one primitive per
+    /// material. Used to write a single-mesh format from a scene of several objects.
+    pub fn flatten(&self, keep: impl Fn(&Node) -> bool) -> Mesh {
+        let mut out = Mesh::default();
+        let mut by_material: Vec<(Option<usize>, Vec<u32>)> = Vec::new();
+        let chosen: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].mesh.is_some() && keep(&self.nodes[i]))
+            .collect();
+        let any = |f: &dyn Fn(&Vertices) -> bool| {
+            chosen
+                .iter()
+                .any(|&i| f(&self.meshes[self.nodes[i].mesh.unwrap()].vertices))
+        };
+        let with_normals = any(&|v| v.normals.is_some());
+        let with_tangents = any(&|v| v.tangents.is_some());
+        let uv_sets = chosen
+            .iter()
+            .map(|&i| self.meshes[self.nodes[i].mesh.unwrap()].vertices.uvs.len())
+            .max()
+            .unwrap_or(0);
+        let color_sets = chosen
+            .iter()
+            .map(|&i| {
+                self.meshes[self.nodes[i].mesh.unwrap()]
+                    .vertices
+                    .colors
+                    .len()
+            })
+            .max()
+            .unwrap_or(0);
+        let v = &mut out.vertices;
+        if with_normals {
+            v.normals = Some(Vec::new());
+        }
+        if with_tangents {
+            v.tangents = Some(Vec::new());
+        }
+        v.uvs = vec![Vec::new(); uv_sets];
+        v.colors = vec![Vec::new(); color_sets];
+        for &ni in &chosen {
+            let mesh = &self.meshes[self.nodes[ni].mesh.unwrap()];
+            let world = self.world_matrix(ni);
+            let normal_m = glam::Mat3::from_mat4(world).inverse().transpose();
+            let flips = world.determinant() < 0.0;
+            let base = v.positions.len() as u32;
+            let src = &mesh.vertices;
+            let n = src.len();
+            v.positions.extend(
+                src.positions
+                    .iter()
+                    .map(|p| world.transform_point3(Vec3::from(*p)).to_array()),
+            );
+            if let Some(dst) = v.normals.as_mut() {
+                match &src.normals {
+                    Some(ns) => dst.extend(
+                        ns.iter()
+                            .map(|x| (normal_m * Vec3::from(*x)).normalize_or_zero().to_array()),
+                    ),
+                    None => dst.extend(std::iter::repeat_n([0.0, 0.0, 1.0], n)),
+                }
+            }
+            if let Some(dst) = v.tangents.as_mut() {
+                match &src.tangents {
+                    Some(ts) => dst.extend(ts.iter().map(|t| {
+                        let d = world
+                            .transform_vector3(Vec3::new(t[0], t[1], t[2]))
+                            .normalize_or_zero();
+                        [d.x, d.y, d.z, if flips { -t[3] } else { t[3] }]
+                    })),
+                    None => dst.extend(std::iter::repeat_n([1.0, 0.0, 0.0, 1.0], n)),
+                }
+            }
+            for (k, dst) in v.uvs.iter_mut().enumerate() {
+                match src.uvs.get(k) {
+                    Some(s) => dst.extend_from_slice(s),
+                    None => dst.extend(std::iter::repeat_n([0.0, 0.0], n)),
+                }
+            }
+            for (k, dst) in v.colors.iter_mut().enumerate() {
+                match src.colors.get(k) {
+                    Some(s) => dst.extend_from_slice(s),
+                    None => dst.extend(std::iter::repeat_n([1.0, 1.0, 1.0, 1.0], n)),
+                }
+            }
+            for p in &mesh.primitives {
+                let slot = match by_material.iter().position(|(m, _)| *m == p.material) {
+                    Some(s) => s,
+                    None => {
+                        by_material.push((p.material, Vec::new()));
+                        by_material.len() - 1
+                    }
+                };
+                let dst = &mut by_material[slot].1;
+                for tri in p.indices.chunks_exact(3) {
+                    // A mirroring transform turns the winding around; keep faces pointing out.
+                    if flips {
+                        dst.extend_from_slice(&[tri[0] + base, tri[2] + base, tri[1] + base]);
+                    } else {
+                        dst.extend(tri.iter().map(|i| i + base));
+                    }
+                }
+            }
+        }
+        out.primitives = by_material
+            .into_iter()
+            .map(|(material, indices)| Primitive { indices, material })
+            .collect();
+        out
+    }
+}

@@ -1,0 +1,80 @@
+//! What `hangar validate` reports: findings with a severity, a place and a message.
+
+use crate::error::{Error, Warning};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The game or a tool will misbehave or crash on this.
+    Error,
+    /// Suspicious, but files like this load.
+    Warning,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub offset: Option<u64>,
+    pub path: String,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding {
+            severity: Severity::Error,
+            offset: None,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn warning(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            offset: None,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<Warning> for Finding {
+    fn from(w: Warning) -> Self {
+        Finding {
+            severity: Severity::Warning,
+            offset: w.offset,
+            path: w.path,
+            message: w.message,
+        }
+    }
+}
+
+impl From<Error> for Finding {
+    fn from(e: Error) -> Self {
+        Finding {
+            severity: Severity::Error,
+            offset: e.offset,
+            path: e.path,
+            message: e.message,
+        }
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev}: ")?;
+        if let Some(o) = self.offset {
+            write!(f, "at byte {o} (0x{o:x}), ")?;
+        }
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)
+    }
+}
