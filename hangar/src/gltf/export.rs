@@ -5,30 +5,41 @@ use json::validation::Checked::Valid;
 use json::validation::USize64;
 use json::{accessor, buffer, mesh, Index, Root};
 use serde_json::{json as j, Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// A glTF document and the bytes of its one buffer.
-pub struct Export {
+/// A glTF document and its one buffer, kept as the pieces it is made of (mostly borrowed from the
+/// scene): the buffer is assembled once, straight into the output file.
+pub struct Export<'s> {
     pub root: Root,
-    pub bin: Vec<u8>,
+    pieces: Vec<(usize, Cow<'s, [u8]>)>,
+    bin_len: usize,
     pub warnings: Vec<Warning>,
 }
 
-struct Builder {
+struct Builder<'s> {
     root: Root,
-    bin: Vec<u8>,
+    pieces: Vec<(usize, Cow<'s, [u8]>)>,
+    len: usize,
 }
 
-impl Builder {
-    fn view(&mut self, bytes: &[u8], target: buffer::Target) -> Index<buffer::View> {
-        while self.bin.len() % 4 != 0 {
-            self.bin.push(0);
-        }
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
+/// A float array as bytes, borrowed when it was borrowed.
+fn as_bytes<'s, const N: usize>(data: Cow<'s, [[f32; N]]>) -> Cow<'s, [u8]> {
+    match data {
+        Cow::Borrowed(d) => Cow::Borrowed(bytemuck::cast_slice(d)),
+        Cow::Owned(d) => Cow::Owned(bytemuck::cast_slice(&d).to_vec()),
+    }
+}
+
+impl<'s> Builder<'s> {
+    fn view(&mut self, bytes: Cow<'s, [u8]>, target: buffer::Target) -> Index<buffer::View> {
+        let offset = self.len.next_multiple_of(4);
+        let length = bytes.len();
+        self.len = offset + length;
+        self.pieces.push((offset, bytes));
         self.root.push(buffer::View {
             buffer: Index::new(0),
-            byte_length: USize64::from(bytes.len()),
+            byte_length: USize64::from(length),
             byte_offset: Some(USize64::from(offset)),
             byte_stride: None,
             name: None,
@@ -40,7 +51,7 @@ impl Builder {
 
     fn accessor(
         &mut self,
-        bytes: &[u8],
+        bytes: Cow<'s, [u8]>,
         count: usize,
         component: accessor::ComponentType,
         ty: accessor::Type,
@@ -67,14 +78,14 @@ impl Builder {
 
     fn floats<const N: usize>(
         &mut self,
-        data: &[[f32; N]],
+        data: Cow<'s, [[f32; N]]>,
         ty: accessor::Type,
         bounds: bool,
     ) -> Index<accessor::Accessor> {
         let b = bounds.then(|| {
             let mut lo = [f32::MAX; N];
             let mut hi = [f32::MIN; N];
-            for v in data {
+            for v in data.iter() {
                 for k in 0..N {
                     lo[k] = lo[k].min(v[k]);
                     hi[k] = hi[k].max(v[k]);
@@ -82,9 +93,10 @@ impl Builder {
             }
             (j!(lo.to_vec()), j!(hi.to_vec()))
         });
+        let count = data.len();
         self.accessor(
-            bytemuck::cast_slice(data),
-            data.len(),
+            as_bytes(data),
+            count,
             accessor::ComponentType::F32,
             ty,
             b,
@@ -102,25 +114,11 @@ fn extras(map: &Map<String, Value>) -> json::Extras {
 
 /// Builds the glTF document of `scene`. Non-finite values are replaced by 0 (glTF forbids them in
 /// bounded accessors) and reported.
-pub fn to_gltf(scene: &Scene) -> Result<Export> {
-    // The buffer's size is known up front: one allocation instead of a doubling series.
-    let bytes: usize = scene
-        .meshes
-        .iter()
-        .map(|m| {
-            let v = &m.vertices;
-            let per = 12
-                + v.normals.as_ref().map_or(0, |_| 12)
-                + v.tangents.as_ref().map_or(0, |_| 16)
-                + 8 * v.uvs.len()
-                + 16 * (v.colors.len() + v.custom.len());
-            let indices: usize = m.primitives.iter().map(|p| p.indices.len() * 4 + 4).sum();
-            per * v.len() + indices + 64
-        })
-        .sum();
+pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
     let mut b = Builder {
         root: Root::default(),
-        bin: Vec::with_capacity(bytes),
+        pieces: Vec::new(),
+        len: 0,
     };
     let mut warnings = Vec::new();
     b.root.asset.generator = Some(format!("hangar {}", env!("CARGO_PKG_VERSION")));
@@ -163,64 +161,64 @@ pub fn to_gltf(scene: &Scene) -> Result<Export> {
             }
             Ok(())
         };
-        let mut bad = 0usize;
-        let positions: Vec<[f32; 3]> = v
+        // Copied only when something must be replaced.
+        let bad = v
             .positions
             .iter()
-            .map(|p| {
-                if p.iter().all(|c| c.is_finite()) {
-                    *p
-                } else {
-                    bad += 1;
-                    p.map(|c| if c.is_finite() { c } else { 0.0 })
-                }
-            })
-            .collect();
-        if bad > 0 {
+            .filter(|p| p.iter().any(|c| !c.is_finite()))
+            .count();
+        let positions: std::borrow::Cow<'_, [[f32; 3]]> = if bad == 0 {
+            v.positions.as_slice().into()
+        } else {
             warnings.push(Warning::new(
                 None,
                 format!("meshes[{mi}].positions"),
                 format!("{bad} positions with NaN or infinity set to 0"),
             ));
-        }
+            v.positions
+                .iter()
+                .map(|p| p.map(|c| if c.is_finite() { c } else { 0.0 }))
+                .collect::<Vec<_>>()
+                .into()
+        };
         let mut attributes = BTreeMap::new();
         attributes.insert(
             Valid(mesh::Semantic::Positions),
-            b.floats(&positions, accessor::Type::Vec3, true),
+            b.floats(positions, accessor::Type::Vec3, true),
         );
         if let Some(ns) = &v.normals {
             check("normals", ns.len())?;
             attributes.insert(
                 Valid(mesh::Semantic::Normals),
-                b.floats(ns, accessor::Type::Vec3, false),
+                b.floats(ns.as_slice().into(), accessor::Type::Vec3, false),
             );
         }
         if let Some(ts) = &v.tangents {
             check("tangents", ts.len())?;
             attributes.insert(
                 Valid(mesh::Semantic::Tangents),
-                b.floats(ts, accessor::Type::Vec4, false),
+                b.floats(ts.as_slice().into(), accessor::Type::Vec4, false),
             );
         }
         for (k, s) in v.uvs.iter().enumerate() {
             check("uvs", s.len())?;
             attributes.insert(
                 Valid(mesh::Semantic::TexCoords(k as u32)),
-                b.floats(s, accessor::Type::Vec2, false),
+                b.floats(s.as_slice().into(), accessor::Type::Vec2, false),
             );
         }
         for (k, s) in v.colors.iter().enumerate() {
             check("colors", s.len())?;
             attributes.insert(
                 Valid(mesh::Semantic::Colors(k as u32)),
-                b.floats(s, accessor::Type::Vec4, false),
+                b.floats(s.as_slice().into(), accessor::Type::Vec4, false),
             );
         }
         for c in &v.custom {
             check(&c.name, c.values.len())?;
             attributes.insert(
                 Valid(mesh::Semantic::Extras(c.name.clone())),
-                b.floats(&c.values, accessor::Type::Vec4, false),
+                b.floats(c.values.as_slice().into(), accessor::Type::Vec4, false),
             );
         }
         let mut primitives = Vec::with_capacity(prims.len());
@@ -229,9 +227,12 @@ pub fn to_gltf(scene: &Scene) -> Result<Export> {
             let idx = &p.indices[..count];
             // 0xFFFF is the primitive-restart value glTF forbids in u16 indices.
             let accessor = if n <= u16::MAX as usize {
-                let small: Vec<u16> = idx.iter().map(|&i| i as u16).collect();
+                let mut small = Vec::with_capacity(count * 2);
+                for &i in idx {
+                    small.extend_from_slice(&(i as u16).to_le_bytes());
+                }
                 b.accessor(
-                    bytemuck::cast_slice(&small),
+                    Cow::Owned(small),
                     count,
                     accessor::ComponentType::U16,
                     accessor::Type::Scalar,
@@ -240,7 +241,7 @@ pub fn to_gltf(scene: &Scene) -> Result<Export> {
                 )
             } else {
                 b.accessor(
-                    bytemuck::cast_slice(idx),
+                    Cow::Borrowed(bytemuck::cast_slice(idx)),
                     count,
                     accessor::ComponentType::U32,
                     accessor::Type::Scalar,
@@ -311,12 +312,10 @@ pub fn to_gltf(scene: &Scene) -> Result<Export> {
         nodes: roots,
     });
     b.root.scene = Some(s);
-    while b.bin.len() % 4 != 0 {
-        b.bin.push(0);
-    }
-    if !b.bin.is_empty() {
+    let bin_len = b.len.next_multiple_of(4);
+    if bin_len > 0 {
         b.root.push(json::Buffer {
-            byte_length: USize64::from(b.bin.len()),
+            byte_length: USize64::from(bin_len),
             name: None,
             uri: None,
             extensions: None,
@@ -325,27 +324,61 @@ pub fn to_gltf(scene: &Scene) -> Result<Export> {
     }
     Ok(Export {
         root: b.root,
-        bin: b.bin,
+        pieces: b.pieces,
+        bin_len,
         warnings,
     })
 }
 
-impl Export {
-    /// Binary glTF: the JSON and the buffer in one file.
+impl Export<'_> {
+    /// Copies the pieces into `out` (which holds `bin_len` bytes); the gaps are alignment zeros.
+    fn fill_bin(&self, out: &mut [u8]) {
+        for (offset, bytes) in &self.pieces {
+            out[*offset..offset + bytes.len()].copy_from_slice(bytes);
+        }
+    }
+
+    /// The buffer's bytes.
+    pub fn bin(&self) -> Vec<u8> {
+        let mut out = vec![0; self.bin_len];
+        self.fill_bin(&mut out);
+        out
+    }
+
+    /// Binary glTF: a 12-byte header, the JSON chunk padded with spaces, the BIN chunk.
     pub fn to_glb(&self) -> Result<Vec<u8>> {
-        let json = serde_json::to_vec(&self.root)
+        let mut json = serde_json::to_vec(&self.root)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, "gltf", e.to_string()))?;
-        let glb = ::gltf::binary::Glb {
-            header: ::gltf::binary::Header {
-                magic: *b"glTF",
-                version: 2,
-                length: 0,
-            },
-            json: json.into(),
-            bin: (!self.bin.is_empty()).then(|| self.bin.as_slice().into()),
+        json.resize(json.len().next_multiple_of(4), b' ');
+        let bin_chunk = if self.bin_len > 0 {
+            8 + self.bin_len
+        } else {
+            0
         };
-        glb.to_vec()
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, "gltf", e.to_string()))
+        let total = 12 + 8 + json.len() + bin_chunk;
+        let total32 = u32::try_from(total).map_err(|_| {
+            Error::new(
+                ErrorKind::Refused,
+                None,
+                "gltf",
+                "a .glb holds at most 4 GiB",
+            )
+        })?;
+        let mut out = Vec::with_capacity(total);
+        out.extend_from_slice(b"glTF");
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&total32.to_le_bytes());
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"JSON");
+        out.extend_from_slice(&json);
+        if self.bin_len > 0 {
+            out.extend_from_slice(&(self.bin_len as u32).to_le_bytes());
+            out.extend_from_slice(b"BIN\0");
+            let start = out.len();
+            out.resize(total, 0);
+            self.fill_bin(&mut out[start..]);
+        }
+        Ok(out)
     }
 
     /// Text glTF with the buffer embedded as a base64 data URI, so one file holds everything.
@@ -355,7 +388,7 @@ impl Export {
         if let Some(buf) = root.buffers.first_mut() {
             buf.uri = Some(format!(
                 "data:application/octet-stream;base64,{}",
-                base64::engine::general_purpose::STANDARD.encode(&self.bin)
+                base64::engine::general_purpose::STANDARD.encode(self.bin())
             ));
         }
         serde_json::to_vec_pretty(&root)

@@ -170,20 +170,22 @@ impl DeclType {
         }
     }
 
-    /// Decodes `count` values `stride` bytes apart, starting at `offset`. The type is matched once,
-    /// outside the loop, so each loop is specialised for its type.
-    pub fn decode_all(
+    /// Decodes `count` values `stride` bytes apart, starting at `offset`, each passed through `f`.
+    /// The type is matched once, outside the loop, so each loop is specialised for its type, and the
+    /// result lands in its final form without an intermediate `[f32; 4]` array.
+    pub fn decode_map<T>(
         self,
         data: &[u8],
         stride: usize,
         offset: usize,
         count: usize,
-    ) -> Vec<[f32; 4]> {
+        mut f: impl FnMut([f32; 4]) -> T,
+    ) -> Vec<T> {
         use DeclType::*;
         let size = self.size();
-        let run = |t: DeclType| -> Vec<[f32; 4]> {
+        let mut run = |t: DeclType| -> Vec<T> {
             (0..count)
-                .map(|v| t.decode(&data[v * stride + offset..v * stride + offset + size]))
+                .map(|v| f(t.decode(&data[v * stride + offset..v * stride + offset + size])))
                 .collect()
         };
         match self {

@@ -235,8 +235,24 @@ pub fn indices(x: &Xmf<'_>) -> Result<Vec<u32>> {
 /// One element's values for every vertex.
 pub type Decoded = (Layout, Vec<[f32; 4]>);
 
-/// Decodes every vertex element; all vertex buffers must describe the same number of vertices.
-pub fn decode_elements(x: &Xmf<'_>) -> Result<(usize, Vec<Decoded>)> {
+/// The inflated vertex buffers of a file with their element layout: what every decoder starts from.
+pub struct VertexData<'x> {
+    pub count: usize,
+    pub layout: Vec<Layout>,
+    buffers: Vec<Option<Cow<'x, [u8]>>>,
+    strides: Vec<usize>,
+}
+
+impl VertexData<'_> {
+    /// The values of element `l` for every vertex, each passed through `f`.
+    pub fn decode_map<T>(&self, l: &Layout, f: impl FnMut([f32; 4]) -> T) -> Vec<T> {
+        let data = self.buffers[l.buffer].as_deref().unwrap_or_default();
+        l.ty.decode_map(data, self.strides[l.buffer], l.offset, self.count, f)
+    }
+}
+
+/// Inflates every vertex buffer (in parallel); all of them must describe the same number of vertices.
+pub fn vertex_data<'x>(x: &'x Xmf<'_>) -> Result<VertexData<'x>> {
     if x.header.big_endian == 1 {
         return Err(Error::unsupported(
             "big-endian XMF vertex data is not supported yet (no such file has been seen)",
@@ -244,7 +260,6 @@ pub fn decode_elements(x: &Xmf<'_>) -> Result<(usize, Vec<Decoded>)> {
     }
     let layout = layout(x)?;
     let mut count = None;
-    let mut inflated: Vec<Option<Cow<'_, [u8]>>> = vec![None; x.buffers.len()];
     for (bi, b) in x.buffers.iter().enumerate().filter(|(_, b)| !b.is_index()) {
         let n = b.sections as usize * b.items as usize;
         match count {
@@ -260,41 +275,122 @@ pub fn decode_elements(x: &Xmf<'_>) -> Result<(usize, Vec<Decoded>)> {
             _ => {}
         }
     }
-    // Buffers inflate, and elements decode, on all cores.
-    let results: Vec<(usize, Result<Cow<'_, [u8]>>)> = x
+    let results: Vec<(usize, Result<Cow<'x, [u8]>>)> = x
         .buffers
         .par_iter()
         .enumerate()
         .filter(|(_, b)| !b.is_index())
         .map(|(bi, b)| (bi, inflate(b, bi)))
         .collect();
+    let mut buffers: Vec<Option<Cow<'x, [u8]>>> = vec![None; x.buffers.len()];
     for (bi, r) in results {
-        inflated[bi] = Some(r?);
+        buffers[bi] = Some(r?);
     }
-    let count = count.unwrap_or(0);
-    let out = layout
-        .into_par_iter()
-        .map(|l| {
-            let data = inflated[l.buffer].as_deref().unwrap_or_default();
-            let stride = x.buffers[l.buffer].item_size as usize;
-            (l, l.ty.decode_all(data, stride, l.offset, count))
-        })
+    let strides = x.buffers.iter().map(|b| b.item_size as usize).collect();
+    Ok(VertexData {
+        count: count.unwrap_or(0),
+        layout,
+        buffers,
+        strides,
+    })
+}
+
+/// Decodes every vertex element to raw Direct3D values (no axis change).
+pub fn decode_elements(x: &Xmf<'_>) -> Result<(usize, Vec<Decoded>)> {
+    let vd = vertex_data(x)?;
+    let out = vd
+        .layout
+        .par_iter()
+        .map(|l| (*l, vd.decode_map(l, |a| a)))
         .collect();
-    Ok((count, out))
+    Ok((vd.count, out))
 }
 
-fn mirror3(v: [f32; 4]) -> [f32; 3] {
-    [-v[0], v[1], v[2]]
-}
-
+/// `v` scaled to unit length, or `fallback` (counted in `fixed`) when it has none.
+#[inline(always)]
 fn unit_or(v: [f32; 3], fallback: [f32; 3], fixed: &mut usize) -> [f32; 3] {
-    let n = Vec3::from(v).normalize_or_zero();
-    if n == Vec3::ZERO || !n.is_finite() {
+    let l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if l2 > 1e-24 && l2 < f32::INFINITY {
+        let r = 1.0 / l2.sqrt();
+        [v[0] * r, v[1] * r, v[2] * r]
+    } else {
         *fixed += 1;
         fallback
-    } else {
-        n.to_array()
     }
+}
+
+/// Where an element goes in the neutral model: the first POSITION0, NORMAL0 and TANGENT0 take
+/// those places, every TEXCOORD and COLOR a set, the rest a custom attribute.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    Position,
+    Normal,
+    Tangent,
+    Uv,
+    Color,
+    Custom,
+}
+
+enum Attr {
+    Position(Vec<[f32; 3]>),
+    Normal(Vec<[f32; 3]>, Option<Vec<f32>>),
+    Tangent(Vec<[f32; 4]>, Option<Vec<f32>>),
+    Uv(u8, Vec<[f32; 2]>),
+    Color(u8, Vec<[f32; 4]>),
+    Custom(String, Vec<[f32; 4]>),
+}
+
+/// The sign of a handedness component: 0/255 bytes for unsigned types, the sign otherwise.
+fn sign(ty: DeclType, w: f32) -> f32 {
+    let positive = if ty.unsigned_normalized() {
+        w >= 0.5
+    } else {
+        w >= 0.0
+    };
+    if positive {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// Converts one element into glTF's frame: X mirrored, unsigned-normalized directions expanded
+/// from 0..1 to -1..1 and made unit length. Returns the attribute and how many zero vectors it fixed.
+fn convert(vd: &VertexData<'_>, l: &Layout, role: Place) -> (Attr, usize) {
+    let ty = l.ty;
+    let expand = move |a: [f32; 4]| {
+        if ty.unsigned_normalized() {
+            [-(a[0] * 2.0 - 1.0), a[1] * 2.0 - 1.0, a[2] * 2.0 - 1.0]
+        } else {
+            [-a[0], a[1], a[2]]
+        }
+    };
+    let signs = || (ty.components() == 4).then(|| vd.decode_map(l, |a| sign(ty, a[3])));
+    let mut fixed = 0;
+    let attr = match role {
+        Place::Position => Attr::Position(vd.decode_map(l, |a| [-a[0], a[1], a[2]])),
+        Place::Normal => {
+            let n = vd.decode_map(l, |a| unit_or(expand(a), [0.0, 1.0, 0.0], &mut fixed));
+            Attr::Normal(n, signs())
+        }
+        Place::Tangent => {
+            let t = vd.decode_map(l, |a| {
+                let t = unit_or(expand(a), [1.0, 0.0, 0.0], &mut fixed);
+                [t[0], t[1], t[2], 1.0]
+            });
+            Attr::Tangent(t, signs())
+        }
+        Place::Uv => Attr::Uv(l.usage_index, vd.decode_map(l, |a| [a[0], a[1]])),
+        Place::Color => Attr::Color(
+            l.usage_index,
+            vd.decode_map(l, |a| a.map(|c| c.clamp(0.0, 1.0))),
+        ),
+        Place::Custom => Attr::Custom(
+            format!("{}_{}", l.usage.name(), l.usage_index),
+            vd.decode_map(l, |a| a),
+        ),
+    };
+    (attr, fixed)
 }
 
 /// The decoded file as a neutral mesh in glTF's frame (see the module docs), one primitive per
@@ -312,8 +408,10 @@ pub fn to_mesh(x: &Xmf<'_>, name: &str) -> Result<(Mesh, Vec<String>, Vec<Warnin
             ),
         ));
     }
-    let (decoded, idx) = rayon::join(|| decode_elements(x), || indices(x));
-    let ((count, elements), idx) = (decoded?, idx?);
+    // Vertex buffers and the index buffer inflate at the same time.
+    let (vd, idx) = rayon::join(|| vertex_data(x), || indices(x));
+    let (vd, idx) = (vd?, idx?);
+    let count = vd.count;
     if let Some((pos, &bad)) = idx.iter().enumerate().find(|(_, &i)| i as usize >= count) {
         let (bi, _) = x.index_buffer().unwrap();
         return Err(Error::new(
@@ -335,76 +433,57 @@ pub fn to_mesh(x: &Xmf<'_>, name: &str) -> Result<(Mesh, Vec<String>, Vec<Warnin
         ));
     }
 
+    let mut taken = Vec::new();
+    let roles: Vec<(Layout, Place)> = vd
+        .layout
+        .iter()
+        .map(|l| {
+            let role = match (l.usage, l.usage_index) {
+                (Usage::Position, 0) => Place::Position,
+                (Usage::Normal, 0) => Place::Normal,
+                (Usage::Tangent, 0) => Place::Tangent,
+                (Usage::TexCoord, _) => Place::Uv,
+                (Usage::Color, _) => Place::Color,
+                _ => Place::Custom,
+            };
+            let role = if matches!(role, Place::Position | Place::Normal | Place::Tangent)
+                && taken.contains(&role)
+            {
+                Place::Custom
+            } else {
+                role
+            };
+            taken.push(role);
+            (*l, role)
+        })
+        .collect();
+    // Elements convert on all cores.
+    let converted: Vec<(Attr, usize)> = roles
+        .par_iter()
+        .map(|(l, role)| convert(&vd, l, *role))
+        .collect();
+
     let mut v = Vertices::default();
     let mut fixed = 0usize;
     let mut normal_sign: Option<Vec<f32>> = None;
     let mut tangent_sign: Option<Vec<f32>> = None;
     let mut uv_sets = Vec::new();
     let mut color_sets = Vec::new();
-    let sign = |ty: DeclType, w: f32| {
-        if ty.unsigned_normalized() {
-            if w >= 0.5 {
-                1.0
-            } else {
-                -1.0
+    for (attr, f) in converted {
+        fixed += f;
+        match attr {
+            Attr::Position(p) => v.positions = p,
+            Attr::Normal(n, s) => {
+                v.normals = Some(n);
+                normal_sign = s;
             }
-        } else if w < 0.0 {
-            -1.0
-        } else {
-            1.0
-        }
-    };
-    let expand = |ty: DeclType, a: [f32; 4]| {
-        if ty.unsigned_normalized() {
-            a.map(|c| c * 2.0 - 1.0)
-        } else {
-            a
-        }
-    };
-    for (l, values) in elements {
-        match (l.usage, l.usage_index) {
-            (Usage::Position, 0) if v.positions.is_empty() => {
-                v.positions = values.iter().map(|a| mirror3(*a)).collect();
+            Attr::Tangent(t, s) => {
+                v.tangents = Some(t);
+                tangent_sign = s;
             }
-            (Usage::Normal, 0) if v.normals.is_none() => {
-                v.normals = Some(
-                    values
-                        .iter()
-                        .map(|a| unit_or(mirror3(expand(l.ty, *a)), [0.0, 1.0, 0.0], &mut fixed))
-                        .collect(),
-                );
-                if l.ty.components() == 4 {
-                    normal_sign = Some(values.iter().map(|a| sign(l.ty, a[3])).collect());
-                }
-            }
-            (Usage::Tangent, 0) if v.tangents.is_none() => {
-                v.tangents = Some(
-                    values
-                        .iter()
-                        .map(|a| {
-                            let t = unit_or(mirror3(expand(l.ty, *a)), [1.0, 0.0, 0.0], &mut fixed);
-                            [t[0], t[1], t[2], 1.0]
-                        })
-                        .collect(),
-                );
-                if l.ty.components() == 4 {
-                    tangent_sign = Some(values.iter().map(|a| sign(l.ty, a[3])).collect());
-                }
-            }
-            (Usage::TexCoord, n) => {
-                uv_sets.push((n, values.iter().map(|a| [a[0], a[1]]).collect::<Vec<_>>()))
-            }
-            (Usage::Color, n) => color_sets.push((
-                n,
-                values
-                    .iter()
-                    .map(|a| a.map(|c| c.clamp(0.0, 1.0)))
-                    .collect::<Vec<_>>(),
-            )),
-            (u, n) => v.custom.push(CustomAttribute {
-                name: format!("{}_{n}", u.name()),
-                values,
-            }),
+            Attr::Uv(n, s) => uv_sets.push((n, s)),
+            Attr::Color(n, s) => color_sets.push((n, s)),
+            Attr::Custom(name, values) => v.custom.push(CustomAttribute { name, values }),
         }
     }
     if let Some(t) = v.tangents.as_mut() {
@@ -435,7 +514,7 @@ pub fn to_mesh(x: &Xmf<'_>, name: &str) -> Result<(Mesh, Vec<String>, Vec<Warnin
     extras.insert(
         "xmf".into(),
         json!({
-            "layout": layout(x)?.iter().map(|l| format!("{}{} {}", l.usage.name(), l.usage_index, l.ty.name())).collect::<Vec<_>>(),
+            "layout": vd.layout.iter().map(|l| format!("{}{} {}", l.usage.name(), l.usage_index, l.ty.name())).collect::<Vec<_>>(),
             "texcoord_sets": uv_sets.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
             "color_sets": color_sets.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
         }),
