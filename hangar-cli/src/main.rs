@@ -18,8 +18,9 @@ use std::process::ExitCode;
     long_about = "hangar reads game model files, tells you what is in them, checks them before the game \
 crashes on them, and converts them to glTF 2.0 and back.\n\n\
 Formats are recognised by their first bytes, not their extension.\n\
-Supported today: XMF (X4 static meshes, visual and -collision), glTF 2.0 (.glb/.gltf) in and out, \
-OBJ out, and hangar's own JSON dump in and out.",
+Supported today: XMF (X4 static meshes, visual and -collision), M3 and .m3a (StarCraft II / Heroes, \
+MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, JSON dump and back), \
+glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.",
     after_help = "Examples:\n  \
 hangar info part_main-lod0.xmf\n  \
 hangar info --json part_main-lod0.xmf | jq .triangles\n  \
@@ -29,6 +30,8 @@ hangar convert part_main.glb part_main-lod0.xmf        # game-ready visual mesh\
 hangar convert part_main.glb part_main-collision.xmf   # collision mesh, as the game demands\n  \
 hangar dump part_main-lod0.xmf > part.json             # edit, then:\n  \
 hangar convert part.json part_main-lod0.xmf\n  \
+hangar convert Marine.m3 marine.glb\n  \
+hangar convert hero.m3 --motion hero.m3a hero.glb       # add an .m3a's sequences\n  \
 hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel"
 )]
 struct Cli {
@@ -59,10 +62,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .json.
+    /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .json.
     ///
     /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
-    /// materials), anything else a visual mesh. XMF to XMF rewrites the file byte for byte.
+    /// materials), anything else a visual mesh. XMF to XMF and M3 to M3 rewrite the file byte for byte.
     /// With a folder as INPUT, every supported file in it (recursively) is converted into the OUTPUT
     /// folder with the extension given by --to.
     Convert {
@@ -71,6 +74,10 @@ enum Command {
         /// Output extension for folder conversion (glb, gltf, obj, xmf, json).
         #[arg(long, default_value = "glb")]
         to: String,
+        /// An animation file whose clips are added to the glTF output (repeatable), e.g. an M3
+        /// model's .m3a: its sequences are matched to the model's bones by animation id.
+        #[arg(long = "motion", value_name = "FILE")]
+        motions: Vec<PathBuf>,
     },
 }
 
@@ -80,11 +87,22 @@ fn main() -> ExitCode {
         Command::Info { files, json } => info(&files, json),
         Command::Dump { file } => dump(&file),
         Command::Validate { files, json } => validate(&files, json),
-        Command::Convert { input, output, to } => {
+        Command::Convert {
+            input,
+            output,
+            to,
+            motions,
+        } => {
             if input.is_dir() {
-                convert_folder(&input, &output, &to)
+                if motions.is_empty() {
+                    convert_folder(&input, &output, &to)
+                } else {
+                    Err(anyhow::anyhow!(
+                        "--motion applies to one model, not to a folder conversion"
+                    ))
+                }
             } else {
-                convert_one(&input, &output, true).map(|_| true)
+                convert_one(&input, &output, &motions, true).map(|_| true)
             }
         }
     };
@@ -217,7 +235,7 @@ fn validate(files: &[PathBuf], json: bool) -> Result<bool> {
     Ok(errors == 0)
 }
 
-fn convert_one(input: &Path, output: &Path, verbose: bool) -> Result<()> {
+fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) -> Result<()> {
     if hangar::io::same_file(input, output) {
         bail!(
             "{}: refusing to write over the input; pick another output name",
@@ -227,10 +245,29 @@ fn convert_one(input: &Path, output: &Path, verbose: bool) -> Result<()> {
     Output::from_path(output)?;
     let bytes = hangar::io::read_input(input)?;
     let opened = any::open(&bytes, input)?;
-    let (out, warnings) = any::convert(&opened, input, output)?;
+    let motion_bytes = motions
+        .iter()
+        .map(|m| hangar::io::read_input(m).map_err(anyhow::Error::from))
+        .collect::<Result<Vec<_>>>()?;
+    let motion_files = motions
+        .iter()
+        .zip(&motion_bytes)
+        .map(|(m, b)| any::open(b, m).map_err(anyhow::Error::from))
+        .collect::<Result<Vec<_>>>()?;
+    let labels: Vec<(String, &any::Opened<'_>)> = motions
+        .iter()
+        .zip(&motion_files)
+        .map(|(m, o)| (m.display().to_string(), o))
+        .collect();
+    let (out, warnings) = any::convert_with(&opened, input, output, &labels)?;
     if verbose {
         for w in opened.warnings.iter().chain(&warnings) {
             eprintln!("warning: {}: {w}", input.display());
+        }
+        for (m, o) in motions.iter().zip(&motion_files) {
+            for w in &o.warnings {
+                eprintln!("warning: {}: {w}", m.display());
+            }
         }
     }
     hangar::io::write_output(output, &out)?;
@@ -289,7 +326,7 @@ fn convert_folder(input: &Path, output: &Path, to: &str) -> Result<bool> {
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .map_err(anyhow::Error::from)
-                .and_then(|_| convert_one(f, &dest, false));
+                .and_then(|_| convert_one(f, &dest, &[], false));
             bar.inc(1);
             r.err().map(|e| format!("{e:#}"))
         })

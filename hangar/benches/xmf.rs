@@ -7,7 +7,10 @@ use criterion::{black_box, criterion_group, Criterion, Throughput};
 use hangar::formats::xmf::{self, mesh};
 use hangar::model::Role;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
+use common::mbps;
 
 fn inputs() -> Vec<(PathBuf, Vec<u8>)> {
     let dir = std::env::var_os("HANGAR_CORPUS")
@@ -74,19 +77,6 @@ fn bench(c: &mut Criterion) {
     g.bench_function("read_decode", |b| b.iter(|| black_box(read_decode(&files))));
     g.bench_function("xmf_to_glb", |b| b.iter(|| black_box(to_glb(&files))));
     g.finish();
-}
-
-/// Best of `runs` timings, in MB/s of `bytes`.
-fn mbps(bytes: u64, runs: usize, f: impl Fn() -> usize) -> f64 {
-    let best = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(f());
-            t.elapsed()
-        })
-        .min()
-        .unwrap();
-    bytes as f64 / 1e6 / best.as_secs_f64()
 }
 
 fn summary() {

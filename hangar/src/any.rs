@@ -3,6 +3,7 @@
 
 use crate::detect::{detect, Format};
 use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::formats::m3::{self, M3};
 use crate::formats::xmf::{self, write::Target, Xmf};
 use crate::model::{Role, Scene};
 use crate::validate::Finding;
@@ -13,6 +14,7 @@ use std::path::Path;
 /// An opened file.
 pub enum Document<'a> {
     Xmf { file: Xmf<'a>, target: Target },
+    M3(M3<'a>),
     Scene(Scene),
 }
 
@@ -34,6 +36,7 @@ struct Dump<'a> {
 #[serde(tag = "format", rename_all = "lowercase")]
 enum DumpBody<'a> {
     Xmf(Xmf<'a>),
+    M3(Value),
 }
 
 const DUMP_VERSION: u32 = 1;
@@ -77,6 +80,14 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
                 warnings,
             })
         }
+        Format::M3Md34 | Format::M3Md33 => {
+            let (file, warnings) = m3::read::read(bytes)?;
+            Ok(Opened {
+                format,
+                document: Document::M3(file),
+                warnings,
+            })
+        }
         Format::Glb | Format::GltfText => {
             let imported = crate::gltf::from_slice(bytes, path.parent())?;
             let mut scene = imported.scene;
@@ -104,12 +115,25 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
                     dump.hangar_dump
                 )));
             }
-            let DumpBody::Xmf(file) = dump.body;
-            Ok(Opened {
-                format: Format::Xmf,
-                document: Document::Xmf { file, target },
-                warnings: Vec::new(),
-            })
+            match dump.body {
+                DumpBody::Xmf(file) => Ok(Opened {
+                    format: Format::Xmf,
+                    document: Document::Xmf { file, target },
+                    warnings: Vec::new(),
+                }),
+                DumpBody::M3(v) => {
+                    let file = m3::dump::from_json(&v)?;
+                    Ok(Opened {
+                        format: if file.small_refs() {
+                            Format::M3Md33
+                        } else {
+                            Format::M3Md34
+                        },
+                        document: Document::M3(file),
+                        warnings: Vec::new(),
+                    })
+                }
+            }
         }
         Format::Unknown => Err(Error::new(
             ErrorKind::Unsupported,
@@ -191,6 +215,19 @@ impl Document<'_> {
                     warnings: warnings.to_vec(),
                 }
             }
+            Document::M3(file) => {
+                let s = m3::check::summary(file);
+                Info {
+                    format: format.name().to_string(),
+                    vertices: s.vertices,
+                    triangles: s.triangles,
+                    bones: Some(s.bones),
+                    sequences: Some(s.sequences),
+                    animations: None,
+                    details: s.details,
+                    warnings: warnings.to_vec(),
+                }
+            }
             Document::Scene(s) => Info {
                 format: format.name().to_string(),
                 vertices: s.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
@@ -218,6 +255,14 @@ impl Document<'_> {
                 serde_json::to_string_pretty(&d)
                     .map_err(|e| Error::new(ErrorKind::Invalid, None, "dump", e.to_string()))
             }
+            Document::M3(file) => {
+                let d = Dump {
+                    hangar_dump: DUMP_VERSION,
+                    body: DumpBody::M3(m3::dump::to_json(file)),
+                };
+                serde_json::to_string_pretty(&d)
+                    .map_err(|e| Error::new(ErrorKind::Invalid, None, "dump", e.to_string()))
+            }
             Document::Scene(_) => Err(Error::unsupported(
                 "a glTF file has no dump: it is JSON already",
             )),
@@ -227,6 +272,7 @@ impl Document<'_> {
     pub fn validate(&self) -> Vec<Finding> {
         match self {
             Document::Xmf { file, target } => xmf::check::check(file, *target),
+            Document::M3(file) => m3::check::check(file),
             Document::Scene(s) => {
                 let mut out = Vec::new();
                 for (mi, m) in s.meshes.iter().enumerate() {
@@ -247,7 +293,37 @@ impl Document<'_> {
 
     /// The document as a neutral scene named `name`.
     pub fn to_scene(&self, name: &str) -> Result<(Scene, Vec<Warning>)> {
+        self.to_scene_with(name, &[])
+    }
+
+    /// The document as a neutral scene, with the animations of `motions` (name, opened file) added.
+    pub fn to_scene_with(
+        &self,
+        name: &str,
+        motions: &[(String, &Opened<'_>)],
+    ) -> Result<(Scene, Vec<Warning>)> {
+        if let Document::M3(file) = self {
+            let mut files = Vec::with_capacity(motions.len());
+            for (label, o) in motions {
+                match &o.document {
+                    Document::M3(m) => files.push((label.as_str(), m)),
+                    _ => {
+                        return Err(Error::unsupported(format!(
+                            "{label}: an M3 model takes M3 animation files (.m3a or .m3), not {}",
+                            o.format.name()
+                        )))
+                    }
+                }
+            }
+            return m3::scene::to_scene(file, name, &files);
+        }
+        if let Some((label, _)) = motions.first() {
+            return Err(Error::unsupported(format!(
+                "{label}: motions can be added to M3 models only so far"
+            )));
+        }
         match self {
+            Document::M3(_) => unreachable!("handled above"),
             Document::Xmf { file, target } => {
                 let role = if *target == Target::Collision {
                     Role::Collision
@@ -268,6 +344,7 @@ pub enum Output {
     Gltf,
     Obj,
     Xmf,
+    M3,
     Json,
 }
 
@@ -282,10 +359,11 @@ impl Output {
             "gltf" => Output::Gltf,
             "obj" => Output::Obj,
             "xmf" => Output::Xmf,
+            "m3" | "m3a" => Output::M3,
             "json" => Output::Json,
             _ => {
                 return Err(Error::unsupported(format!(
-                    "cannot tell what to write from the extension {ext:?}: use .glb, .gltf, .obj, .xmf or .json"
+                    "cannot tell what to write from the extension {ext:?}: use .glb, .gltf, .obj, .xmf, .m3 or .json"
                 ))
                 .in_file(path))
             }
@@ -300,15 +378,31 @@ pub fn convert(
     input: &Path,
     output: &Path,
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
-    convert_inner(opened, input, output).map_err(|e| e.in_file(output))
+    convert_with(opened, input, output, &[])
+}
+
+/// [`convert`] with animation files (`--motion`) whose clips are added to a glTF output.
+pub fn convert_with(
+    opened: &Opened<'_>,
+    input: &Path,
+    output: &Path,
+    motions: &[(String, &Opened<'_>)],
+) -> Result<(Vec<u8>, Vec<Warning>)> {
+    convert_inner(opened, input, output, motions).map_err(|e| e.in_file(output))
 }
 
 fn convert_inner(
     opened: &Opened<'_>,
     input: &Path,
     output: &Path,
+    motions: &[(String, &Opened<'_>)],
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
     let kind = Output::from_path(output)?;
+    if !motions.is_empty() && !matches!(kind, Output::Glb | Output::Gltf) {
+        return Err(Error::unsupported(
+            "--motion adds animations to a glTF output (.glb or .gltf) only",
+        ));
+    }
     let doc = &opened.document;
     let name = stem(input);
     match (kind, doc) {
@@ -350,9 +444,17 @@ fn convert_inner(
             warnings.extend(w);
             Ok((xmf::write::write(&x)?, warnings))
         }
+        (Output::M3, Document::M3(file)) => Ok((m3::write::write(file)?, Vec::new())),
+        (Output::M3, _) => Err(Error::unsupported(
+            "M3 is written from an M3 file or its JSON dump; building an M3 from other formats is not supported yet",
+        )),
+        (Output::Xmf, Document::M3(_)) => Err(Error::unsupported(
+            "converting M3 to XMF is not supported: go through glTF and check the result",
+        )),
         (Output::Json, _) => Ok((doc.dump()?.into_bytes(), Vec::new())),
         (Output::Glb | Output::Gltf | Output::Obj, _) => {
-            let (scene, mut warnings) = doc.to_scene(&name)?;
+            let (mut scene, mut warnings) = doc.to_scene_with(&name, motions)?;
+            link_textures(&mut scene, input, output, &mut warnings);
             let bytes = match kind {
                 Output::Obj => crate::obj::to_obj(&scene),
                 _ => {
@@ -367,5 +469,36 @@ fn convert_inner(
             };
             Ok((bytes, warnings))
         }
+    }
+}
+
+/// Points each material's textures at the image files found on disk (see [`crate::io::find_texture`]);
+/// a texture that is not there is left out of the glTF (a dangling URI is an error to glTF tools)
+/// and stays named in the material's `extras`.
+fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut Vec<Warning>) {
+    let mut missing = Vec::new();
+    for m in &mut scene.materials {
+        let t = &mut m.textures;
+        for slot in [&mut t.base_color, &mut t.normal, &mut t.emissive] {
+            if let Some(path) = slot.take() {
+                match crate::io::find_texture(&path, input, output) {
+                    Some(found) => *slot = Some(found),
+                    None => missing.push(path),
+                }
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    if !missing.is_empty() {
+        warnings.push(Warning::new(
+            None,
+            "materials",
+            format!(
+                "{} textures were not found beside the output or above the input, so the glTF names them only in the materials' extras: {}",
+                missing.len(),
+                missing.join(", ")
+            ),
+        ));
     }
 }

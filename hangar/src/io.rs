@@ -69,3 +69,56 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     Ok(())
 }
+
+/// Finds a texture the game names by `game_path` (relative to the game's data root, e.g.
+/// `Assets/Textures/marine_diff.dds`) for a glTF written to `output` from the model `input`:
+/// looked for beside the output, then under each folder above the input (a mod's root holds
+/// `Assets/`), also as `.png` (a converted copy). Returns the path relative to the output's folder,
+/// with `/` separators.
+pub fn find_texture(game_path: &str, input: &Path, output: &Path) -> Option<String> {
+    let rel = game_path.replace('\\', "/");
+    let rel = rel.trim_start_matches('/');
+    let out_dir = absolute(output.parent().unwrap_or(Path::new(".")))?;
+    let mut roots = vec![out_dir.clone()];
+    let mut dir = absolute(input.parent().unwrap_or(Path::new(".")));
+    while let Some(d) = dir {
+        roots.push(d.clone());
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    let png = Path::new(rel).with_extension("png");
+    for root in &roots {
+        for candidate in [root.join(rel), root.join(&png)] {
+            if candidate.is_file() {
+                return relative(&out_dir, &candidate);
+            }
+        }
+    }
+    None
+}
+
+fn absolute(p: &Path) -> Option<std::path::PathBuf> {
+    let p = if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
+    };
+    std::fs::canonicalize(p).ok()
+}
+
+/// `to` relative to the folder `from` (both absolute), `/`-separated.
+fn relative(from: &Path, to: &Path) -> Option<String> {
+    let to = std::fs::canonicalize(to).ok()?;
+    let a: Vec<_> = from.components().collect();
+    let b: Vec<_> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return None;
+    }
+    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    Some(parts.join("/"))
+}

@@ -36,6 +36,10 @@ impl<'a> Bytes<'a> {
     pub fn into_owned(self) -> Bytes<'static> {
         Bytes(Cow::Owned(self.0.into_owned()))
     }
+
+    pub fn to_base64(&self) -> String {
+        B64.encode(&self.0)
+    }
 }
 
 impl std::ops::Deref for Bytes<'_> {
@@ -53,7 +57,7 @@ impl std::fmt::Debug for Bytes<'_> {
 
 impl Serialize for Bytes<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&B64.encode(&self.0))
+        s.serialize_str(&self.to_base64())
     }
 }
 

@@ -92,6 +92,7 @@ pub fn wedge() -> (Mesh, Vec<Material>) {
     let mat = |n: &str| Material {
         name: n.into(),
         extras: json!({ "xmf_name": n }).as_object().unwrap().clone(),
+        ..Default::default()
     };
     (
         mesh,
@@ -112,5 +113,6 @@ pub fn wedge_scene() -> Scene {
         nodes: vec![node],
         meshes: vec![mesh],
         materials,
+        ..Default::default()
     }
 }

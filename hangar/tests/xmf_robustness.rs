@@ -67,13 +67,8 @@ fn cut_files_fail_with_an_offset() {
 
 #[test]
 fn flipped_bytes_never_panic() {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = common::Rng(0x2545_f491_4f6c_dd1du64);
+    let mut next = || rng.next();
     let (mut failed, mut total) = (0, 0);
     for f in corpus_and_samples() {
         let bytes = std::fs::read(&f).unwrap();

@@ -1,4 +1,5 @@
 //! One module per file format. Each keeps its on-disk structures (`mod.rs`) apart from reading
 //! (`read`), writing (`write`), checking (`check`) and the neutral-model adapter (`mesh`).
 
+pub mod m3;
 pub mod xmf;

@@ -1,5 +1,5 @@
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::model::{Role, Scene};
+use crate::model::{Interpolation, LightKind, Property, Role, Scene};
 use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
@@ -32,7 +32,11 @@ fn as_bytes<'s, const N: usize>(data: Cow<'s, [[f32; N]]>) -> Cow<'s, [u8]> {
 }
 
 impl<'s> Builder<'s> {
-    fn view(&mut self, bytes: Cow<'s, [u8]>, target: buffer::Target) -> Index<buffer::View> {
+    fn view(
+        &mut self,
+        bytes: Cow<'s, [u8]>,
+        target: Option<buffer::Target>,
+    ) -> Index<buffer::View> {
         let offset = self.len.next_multiple_of(4);
         let length = bytes.len();
         self.len = offset + length;
@@ -43,7 +47,7 @@ impl<'s> Builder<'s> {
             byte_offset: Some(USize64::from(offset)),
             byte_stride: None,
             name: None,
-            target: Some(Valid(target)),
+            target: target.map(Valid),
             extensions: None,
             extras: Default::default(),
         })
@@ -56,7 +60,7 @@ impl<'s> Builder<'s> {
         component: accessor::ComponentType,
         ty: accessor::Type,
         bounds: Option<(Value, Value)>,
-        target: buffer::Target,
+        target: Option<buffer::Target>,
     ) -> Index<accessor::Accessor> {
         let view = self.view(bytes, target);
         let (min, max) = bounds.map_or((None, None), |(a, b)| (Some(a), Some(b)));
@@ -82,6 +86,17 @@ impl<'s> Builder<'s> {
         ty: accessor::Type,
         bounds: bool,
     ) -> Index<accessor::Accessor> {
+        self.floats_for(data, ty, bounds, Some(buffer::Target::ArrayBuffer))
+    }
+
+    /// Floats for a vertex attribute (`target` ArrayBuffer) or for skins and animations (`None`).
+    fn floats_for<const N: usize>(
+        &mut self,
+        data: Cow<'s, [[f32; N]]>,
+        ty: accessor::Type,
+        bounds: bool,
+        target: Option<buffer::Target>,
+    ) -> Index<accessor::Accessor> {
         let b = bounds.then(|| {
             let mut lo = [f32::MAX; N];
             let mut hi = [f32::MIN; N];
@@ -100,9 +115,50 @@ impl<'s> Builder<'s> {
             accessor::ComponentType::F32,
             ty,
             b,
-            buffer::Target::ArrayBuffer,
+            target,
         )
     }
+
+    fn texture(
+        &mut self,
+        uri: &str,
+        images: &mut Vec<(String, Index<json::Texture>)>,
+    ) -> Index<json::Texture> {
+        if let Some((_, t)) = images.iter().find(|(u, _)| u == uri) {
+            return *t;
+        }
+        let image = self.root.push(json::Image {
+            buffer_view: None,
+            mime_type: None,
+            name: Some(uri.to_string()),
+            uri: Some(uri_escape(uri)),
+            extensions: None,
+            extras: Default::default(),
+        });
+        let t = self.root.push(json::Texture {
+            name: None,
+            sampler: None,
+            source: image,
+            extensions: None,
+            extras: Default::default(),
+        });
+        images.push((uri.to_string(), t));
+        t
+    }
+}
+
+/// A relative file path as a URI reference: `/` separators, and spaces and other reserved
+/// characters percent-encoded.
+fn uri_escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.replace('\\', "/").bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn extras(map: &Map<String, Value>) -> json::Extras {
@@ -123,11 +179,35 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
     let mut warnings = Vec::new();
     b.root.asset.generator = Some(format!("hangar {}", env!("CARGO_PKG_VERSION")));
 
+    let mut images = Vec::new();
     for m in &scene.materials {
         let mut mat = json::Material {
             name: Some(m.name.clone()),
             ..Default::default()
         };
+        let t = &m.textures;
+        let mut info = |uri: &str| json::texture::Info {
+            index: b.texture(uri, &mut images),
+            tex_coord: 0,
+            extensions: None,
+            extras: Default::default(),
+        };
+        mat.pbr_metallic_roughness.base_color_texture = t.base_color.as_deref().map(&mut info);
+        mat.emissive_texture = t.emissive.as_deref().map(&mut info);
+        if mat.emissive_texture.is_some() {
+            mat.emissive_factor = json::material::EmissiveFactor([1.0, 1.0, 1.0]);
+        }
+        if let Some(uri) = &t.normal {
+            let index = b.texture(uri, &mut images);
+            mat.normal_texture = Some(json::material::NormalTexture {
+                index,
+                scale: 1.0,
+                tex_coord: 0,
+                extensions: None,
+                extras: Default::default(),
+            });
+        }
+
         mat.extras = extras(&m.extras);
         b.root.push(mat);
     }
@@ -214,6 +294,33 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
                 b.floats(s.as_slice().into(), accessor::Type::Vec4, false),
             );
         }
+        if let (Some(js), Some(ws)) = (&v.joints, &v.weights) {
+            check("joints", js.len())?;
+            check("weights", ws.len())?;
+            let small = js.iter().all(|j| j.iter().all(|&x| x < 256));
+            let (bytes, component) = if small {
+                let b8: Vec<u8> = js.iter().flat_map(|j| j.map(|x| x as u8)).collect();
+                (Cow::Owned(b8), accessor::ComponentType::U8)
+            } else {
+                (
+                    Cow::Borrowed(bytemuck::cast_slice(js.as_slice())),
+                    accessor::ComponentType::U16,
+                )
+            };
+            let ja = b.accessor(
+                bytes,
+                js.len(),
+                component,
+                accessor::Type::Vec4,
+                None,
+                Some(buffer::Target::ArrayBuffer),
+            );
+            attributes.insert(Valid(mesh::Semantic::Joints(0)), ja);
+            attributes.insert(
+                Valid(mesh::Semantic::Weights(0)),
+                b.floats(ws.as_slice().into(), accessor::Type::Vec4, false),
+            );
+        }
         for c in &v.custom {
             check(&c.name, c.values.len())?;
             attributes.insert(
@@ -237,7 +344,7 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
                     accessor::ComponentType::U16,
                     accessor::Type::Scalar,
                     None,
-                    buffer::Target::ElementArrayBuffer,
+                    Some(buffer::Target::ElementArrayBuffer),
                 )
             } else {
                 b.accessor(
@@ -246,7 +353,7 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
                     accessor::ComponentType::U32,
                     accessor::Type::Scalar,
                     None,
-                    buffer::Target::ElementArrayBuffer,
+                    Some(buffer::Target::ElementArrayBuffer),
                 )
             };
             primitives.push(mesh::Primitive {
@@ -272,6 +379,60 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
         mesh_index.push(Some(idx));
     }
 
+    let skins = export_skins(&mut b, scene);
+    let cameras: Vec<Index<json::Camera>> = scene
+        .cameras
+        .iter()
+        .map(|c| {
+            b.root.push(json::Camera {
+                name: Some(c.name.clone()),
+                orthographic: None,
+                perspective: Some(json::camera::Perspective {
+                    aspect_ratio: None,
+                    yfov: c.yfov,
+                    zfar: c.zfar.filter(|f| *f > c.znear),
+                    znear: c.znear,
+                    extensions: None,
+                    extras: Default::default(),
+                }),
+                type_: Valid(json::camera::Type::Perspective),
+                extensions: None,
+                extras: Default::default(),
+            })
+        })
+        .collect();
+    if !scene.lights.is_empty() {
+        use json::extensions::scene::khr_lights_punctual as klp;
+        let lights = scene
+            .lights
+            .iter()
+            .map(|l| klp::Light {
+                color: l.color,
+                extensions: None,
+                extras: Default::default(),
+                intensity: l.intensity,
+                name: Some(l.name.clone()),
+                range: l.range,
+                spot: match l.kind {
+                    LightKind::Spot { inner, outer } => Some(klp::Spot {
+                        inner_cone_angle: inner,
+                        outer_cone_angle: outer,
+                    }),
+                    _ => None,
+                },
+                type_: Valid(match l.kind {
+                    LightKind::Directional => klp::Type::Directional,
+                    LightKind::Point => klp::Type::Point,
+                    LightKind::Spot { .. } => klp::Type::Spot,
+                }),
+            })
+            .collect();
+        b.root.extensions = Some(json::extensions::Root {
+            khr_lights_punctual: Some(json::extensions::root::KhrLightsPunctual { lights }),
+        });
+        b.root.extensions_used.push("KHR_lights_punctual".into());
+    }
+
     let mut children: Vec<Vec<Index<json::Node>>> = vec![Vec::new(); scene.nodes.len()];
     let mut roots = Vec::new();
     for (i, n) in scene.nodes.iter().enumerate() {
@@ -289,9 +450,17 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
             && n.rotation == glam::Quat::IDENTITY
             && n.scale == glam::Vec3::ONE;
         b.root.push(json::Node {
-            camera: None,
+            camera: n.camera.and_then(|c| cameras.get(c).copied()),
             children: (!children[i].is_empty()).then(|| children[i].clone()),
-            extensions: None,
+            extensions: n.light.filter(|&l| l < scene.lights.len()).map(|l| {
+                json::extensions::scene::Node {
+                    khr_lights_punctual: Some(
+                        json::extensions::scene::khr_lights_punctual::KhrLightsPunctual {
+                            light: Index::new(l as u32),
+                        },
+                    ),
+                }
+            }),
             extras: extras(&ex),
             matrix: None,
             mesh: n.mesh.and_then(|m| mesh_index.get(m).copied().flatten()),
@@ -301,10 +470,14 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
             scale: (!identity && n.scale != glam::Vec3::ONE).then(|| n.scale.to_array()),
             translation: (!identity && n.translation != glam::Vec3::ZERO)
                 .then(|| n.translation.to_array()),
-            skin: None,
+            skin: n
+                .skin
+                .filter(|_| n.mesh.is_some())
+                .and_then(|s| skins.get(s).copied()),
             weights: None,
         });
     }
+    export_animations(&mut b, scene, &mut warnings);
     let s = b.root.push(json::Scene {
         extensions: None,
         extras: Default::default(),
@@ -400,4 +573,118 @@ impl Export<'_> {
 pub fn to_glb(scene: &Scene) -> Result<(Vec<u8>, Vec<Warning>)> {
     let e = to_gltf(scene)?;
     Ok((e.to_glb()?, e.warnings))
+}
+
+fn export_skins<'s>(b: &mut Builder<'s>, scene: &'s Scene) -> Vec<Index<json::Skin>> {
+    scene
+        .skins
+        .iter()
+        .map(|s| {
+            let ibm = b.floats_for(
+                s.inverse_bind.as_slice().into(),
+                accessor::Type::Mat4,
+                false,
+                None,
+            );
+            b.root.push(json::Skin {
+                extensions: None,
+                extras: Default::default(),
+                inverse_bind_matrices: Some(ibm),
+                joints: s.joints.iter().map(|&j| Index::new(j as u32)).collect(),
+                name: Some(s.name.clone()),
+                skeleton: None,
+            })
+        })
+        .collect()
+}
+
+/// One glTF animation a clip; channels whose times or values do not fit are dropped and reported.
+fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut Vec<Warning>) {
+    use json::animation;
+    for (ai, a) in scene.animations.iter().enumerate() {
+        let mut channels = Vec::new();
+        let mut samplers = Vec::new();
+        for (ci, c) in a.channels.iter().enumerate() {
+            let width = if c.property == Property::Rotation {
+                4
+            } else {
+                3
+            };
+            let n = c.times.len();
+            let rising = c.times.windows(2).all(|w| w[0] < w[1]);
+            if n == 0 || c.values.len() != n * width || !rising || c.node >= scene.nodes.len() {
+                warnings.push(Warning::new(
+                    None,
+                    format!("animations[{ai}].channels[{ci}]"),
+                    format!(
+                        "{n} key times (rising: {rising}) for {} values: channel dropped",
+                        c.values.len()
+                    ),
+                ));
+                continue;
+            }
+            let lo = c.times[0];
+            let hi = c.times[n - 1];
+            let input = b.accessor(
+                Cow::Borrowed(bytemuck::cast_slice(&c.times)),
+                n,
+                accessor::ComponentType::F32,
+                accessor::Type::Scalar,
+                Some((j!([lo]), j!([hi]))),
+                None,
+            );
+            let output = b.accessor(
+                Cow::Borrowed(bytemuck::cast_slice(&c.values)),
+                n,
+                accessor::ComponentType::F32,
+                if width == 4 {
+                    accessor::Type::Vec4
+                } else {
+                    accessor::Type::Vec3
+                },
+                None,
+                None,
+            );
+            samplers.push(animation::Sampler {
+                extensions: None,
+                extras: Default::default(),
+                input,
+                interpolation: Valid(match c.interpolation {
+                    Interpolation::Step => animation::Interpolation::Step,
+                    Interpolation::Linear => animation::Interpolation::Linear,
+                }),
+                output,
+            });
+            channels.push(animation::Channel {
+                sampler: Index::new(samplers.len() as u32 - 1),
+                target: animation::Target {
+                    extensions: None,
+                    extras: Default::default(),
+                    node: Index::new(c.node as u32),
+                    path: Valid(match c.property {
+                        Property::Translation => animation::Property::Translation,
+                        Property::Rotation => animation::Property::Rotation,
+                        Property::Scale => animation::Property::Scale,
+                    }),
+                },
+                extensions: None,
+                extras: Default::default(),
+            });
+        }
+        if channels.is_empty() {
+            warnings.push(Warning::new(
+                None,
+                format!("animations[{ai}]"),
+                format!("animation {:?} has no channel left: not exported", a.name),
+            ));
+            continue;
+        }
+        b.root.push(json::Animation {
+            extensions: None,
+            extras: extras(&a.extras),
+            channels,
+            name: Some(a.name.clone()),
+            samplers,
+        });
+    }
 }

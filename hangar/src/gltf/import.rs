@@ -76,6 +76,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         scene.materials.push(model::Material {
             name,
             extras: extras_map(m.extras()),
+            ..Default::default()
         });
     }
     for mesh in doc.meshes() {
@@ -176,7 +177,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                     tangents,
                     uvs,
                     colors,
-                    custom: Vec::new(),
+                    ..Default::default()
                 },
                 indices,
                 p.material().index(),
@@ -208,6 +209,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             mesh: node.mesh().map(|m| m.index()),
             role,
             extras: ex,
+            ..Default::default()
         });
     }
     for node in doc.nodes() {

@@ -13,6 +13,80 @@ pub struct Scene {
     pub nodes: Vec<Node>,
     pub meshes: Vec<Mesh>,
     pub materials: Vec<Material>,
+    pub skins: Vec<Skin>,
+    pub animations: Vec<Animation>,
+    pub lights: Vec<Light>,
+    pub cameras: Vec<Camera>,
+}
+
+/// Joints (node indices) and their inverse bind matrices (column-major), as glTF has them.
+#[derive(Debug, Clone, Default)]
+pub struct Skin {
+    pub name: String,
+    pub joints: Vec<usize>,
+    pub inverse_bind: Vec<[f32; 16]>,
+}
+
+/// One clip: channels that each drive one property of one node.
+#[derive(Debug, Clone, Default)]
+pub struct Animation {
+    pub name: String,
+    pub channels: Vec<Channel>,
+    pub extras: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Property {
+    Translation,
+    /// Quaternion x, y, z, w.
+    Rotation,
+    Scale,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interpolation {
+    Step,
+    Linear,
+}
+
+/// Key times in seconds (strictly increasing) and one value a key (3 floats, or 4 for rotation).
+#[derive(Debug, Clone)]
+pub struct Channel {
+    pub node: usize,
+    pub property: Property,
+    pub interpolation: Interpolation,
+    pub times: Vec<f32>,
+    pub values: Vec<f32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LightKind {
+    Directional,
+    Point,
+    /// Cone angles in radians.
+    Spot {
+        inner: f32,
+        outer: f32,
+    },
+}
+
+/// A punctual light (glTF KHR_lights_punctual); it shines down its node's -Z.
+#[derive(Debug, Clone)]
+pub struct Light {
+    pub name: String,
+    pub kind: LightKind,
+    pub color: [f32; 3],
+    pub intensity: f32,
+    pub range: Option<f32>,
+}
+
+/// A perspective camera looking down its node's -Z.
+#[derive(Debug, Clone)]
+pub struct Camera {
+    pub name: String,
+    pub yfov: f32,
+    pub znear: f32,
+    pub zfar: Option<f32>,
 }
 
 /// What a node is for the game.
@@ -32,6 +106,10 @@ pub struct Node {
     pub rotation: Quat,
     pub scale: Vec3,
     pub mesh: Option<usize>,
+    /// With a mesh: the skin that deforms it.
+    pub skin: Option<usize>,
+    pub light: Option<usize>,
+    pub camera: Option<usize>,
     pub role: Role,
     pub extras: Map<String, Value>,
 }
@@ -71,6 +149,9 @@ pub struct Vertices {
     pub colors: Vec<Vec<[f32; 4]>>,
     /// Attributes glTF has no name for, exported as `_NAME`.
     pub custom: Vec<CustomAttribute>,
+    /// Up to four joints a vertex (indices into the skin's joint list) and their weights, summing to 1.
+    pub joints: Option<Vec<[u16; 4]>>,
+    pub weights: Option<Vec<[f32; 4]>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +180,16 @@ pub struct Primitive {
 #[derive(Debug, Clone, Default)]
 pub struct Material {
     pub name: String,
+    /// Image paths as the game names them (exported as glTF image URIs).
+    pub textures: Textures,
     pub extras: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Textures {
+    pub base_color: Option<String>,
+    pub normal: Option<String>,
+    pub emissive: Option<String>,
 }
 
 impl Mesh {

@@ -50,3 +50,26 @@ pub fn load_glb(bytes: &[u8]) -> (gltf::Document, Vec<u8>) {
     let blob = g.blob.clone().unwrap_or_default();
     (g.document, blob)
 }
+
+/// A small seeded generator (xorshift64) for reproducible bit flips.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// The file of `files` whose name ends in `suffix`, and its bytes.
+pub fn pick(files: &[PathBuf], suffix: &str) -> (PathBuf, Vec<u8>) {
+    let f = files
+        .iter()
+        .find(|f| name(f).ends_with(suffix))
+        .unwrap_or_else(|| panic!("no corpus file ends in {suffix}"))
+        .clone();
+    let bytes = std::fs::read(&f).unwrap();
+    (f, bytes)
+}

@@ -598,7 +598,11 @@ pub fn to_scene(x: &Xmf<'_>, name: &str, role: Role) -> Result<(Scene, Vec<Warni
         .map(|n| {
             let mut extras = serde_json::Map::new();
             extras.insert("xmf_name".into(), json!(n));
-            model::Material { name: n, extras }
+            model::Material {
+                name: n,
+                extras,
+                ..Default::default()
+            }
         })
         .collect();
     let mut node = model::Node::new(name);
@@ -610,6 +614,7 @@ pub fn to_scene(x: &Xmf<'_>, name: &str, role: Role) -> Result<(Scene, Vec<Warni
             nodes: vec![node],
             meshes: vec![mesh],
             materials,
+            ..Default::default()
         },
         warnings,
     ))

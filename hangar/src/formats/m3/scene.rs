@@ -1,0 +1,1003 @@
+//! The neutral scene of an M3 model: one mesh a region (vertices decoded by MODL.vertexFlags), its
+//! material through the batch and the material map, the bones as a skinned skeleton, attachment
+//! points, cameras and lights as nodes, and one animation a sequence.
+//!
+//! Axes: M3 is right-handed with +Z up. Everything is kept in file space under one root node that
+//! turns +Z up into glTF's +Y up (a -90 degree rotation about X), so bone tracks need no conversion.
+//! Skinned meshes sit at the scene root (glTF ignores their own transform; the joints carry it).
+
+use super::model::Model;
+use super::table::{floats, AnimRef, Entry};
+use super::M3;
+use crate::error::{Error, Result, Warning};
+use crate::model::{
+    Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, Node, Primitive,
+    Property, Scene, Skin, Vertices,
+};
+use glam::{Quat, Vec3};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// Where each part of a vertex sits, from MODL.vertexFlags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VertexLayout {
+    pub size: usize,
+    /// Offset of the weights (then as many lookup indices) and how many pairs.
+    pub skin: Option<(usize, usize)>,
+    pub normal: Option<usize>,
+    pub color: Option<usize>,
+    pub float_uvs: Vec<usize>,
+    pub uvs: Vec<usize>,
+    pub tangent: Option<usize>,
+}
+
+impl VertexLayout {
+    /// Field order as real files have it: position, weights, lookups, (0x80 float normal), normal,
+    /// (0x100), colour, (0x400, 0x800, 0x1000), float UVs, int16 UVs, (0x200000, 0x400000 float
+    /// vectors), tangent, then the remaining unnamed parts.
+    pub fn from_flags(flags: u32) -> Result<VertexLayout, String> {
+        if flags & 1 == 0 {
+            return Err(format!(
+                "vertex flags 0x{flags:x} have no position (bit 0x1)"
+            ));
+        }
+        if flags & 0x8000_0002 != 0 {
+            return Err(format!(
+                "vertex flags 0x{flags:x} set bits of unknown size (0x2 or 0x80000000)"
+            ));
+        }
+        let mut l = VertexLayout::default();
+        let mut at = 12;
+        let bit = |b: u32| flags & b != 0;
+        let pairs = 2 * (bit(0x20) as usize + bit(0x40) as usize);
+        if pairs > 0 {
+            l.skin = Some((at, pairs));
+            at += 2 * pairs;
+        }
+        if bit(0x80) {
+            at += 12;
+        }
+        if bit(0x80_0000) {
+            l.normal = Some(at);
+            at += 4;
+        }
+        if bit(0x100) {
+            at += 4;
+        }
+        if bit(0x200) {
+            l.color = Some(at);
+            at += 4;
+        }
+        for b in [0x400, 0x800, 0x1000] {
+            if bit(b) {
+                at += 4;
+            }
+        }
+        for b in [0x2000, 0x4000, 0x8000, 0x1_0000] {
+            if bit(b) {
+                l.float_uvs.push(at);
+                at += 8;
+            }
+        }
+        for b in [0x2_0000, 0x4_0000, 0x8_0000, 0x10_0000, 0x4000_0000] {
+            if bit(b) {
+                l.uvs.push(at);
+                at += 4;
+            }
+        }
+        for b in [0x20_0000, 0x40_0000] {
+            if bit(b) {
+                at += 12;
+            }
+        }
+        if bit(0x100_0000) {
+            l.tangent = Some(at);
+            at += 4;
+        }
+        for (b, n) in [
+            (0x200_0000, 4),
+            (0x400_0000, 12),
+            (0x800_0000, 12),
+            (0x1000_0000, 4),
+            (0x2000_0000, 4),
+        ] {
+            if bit(b) {
+                at += n;
+            }
+        }
+        l.size = at;
+        Ok(l)
+    }
+}
+
+fn unit(b: u8) -> f32 {
+    b as f32 / 255.0 * 2.0 - 1.0
+}
+
+const MATERIAL_LISTS: [(&str, &str); 12] = [
+    ("standardMaterials", "MAT_"),
+    ("displacementMaterials", "DIS_"),
+    ("compositeMaterials", "CMP_"),
+    ("terrainMaterials", "TER_"),
+    ("volumeMaterials", "VOL_"),
+    ("hairMaterials", "HAI_"),
+    ("creepMaterials", "CREP"),
+    ("volumeNoiseMaterials", "VON_"),
+    ("splatTerrainBakeMaterials", "STBM"),
+    ("reflectionMaterials", "REF_"),
+    ("lensFlareMaterials", "LFLR"),
+    ("bufferMaterials", "MADD"),
+];
+
+/// The sequence data block types, in the order of STC_'s sd* references (animRefs' high half).
+pub const SD_FIELDS: [(&str, &str); 13] = [
+    ("sdev", "SDEV"),
+    ("sd2v", "SD2V"),
+    ("sd3v", "SD3V"),
+    ("sd4q", "SD4Q"),
+    ("sdcc", "SDCC"),
+    ("sdr3", "SDR3"),
+    ("sdu8", "SDU8"),
+    ("sds6", "SDS6"),
+    ("sdu6", "SDU6"),
+    ("sds3", "SDS3"),
+    ("sdu3", "SDU3"),
+    ("sdfg", "SDFG"),
+    ("sdmb", "SDMB"),
+];
+
+/// Builds the scene of `m3`, adding the sequences of each `motions` file (.m3a).
+pub fn to_scene(
+    m3: &M3<'_>,
+    name: &str,
+    motions: &[(&str, &M3<'_>)],
+) -> Result<(Scene, Vec<Warning>)> {
+    let model = Model::new(m3);
+    let modl = model.modl()?;
+    let mut scene = Scene {
+        name: name.to_string(),
+        ..Default::default()
+    };
+    let mut warnings = Vec::new();
+
+    // Root: +Z up to +Y up.
+    let mut root = Node::new(name);
+    root.rotation = Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2);
+    root.extras.insert(
+        "hangar".into(),
+        json!({ "m3_axes": "Z up, turned to glTF Y up" }),
+    );
+    scene.nodes.push(root);
+
+    // Bones.
+    let bones = model.follow(&modl, "bones", "BONE", "MODL")?;
+    let bone_base = scene.nodes.len();
+    for (i, b) in bones.iter().enumerate() {
+        let path = format!("MODL.bones[{i}]");
+        let mut n = Node::new(model.name_of(b, "name", &path));
+        let parent = b.int("parent").unwrap_or(-1);
+        n.parent = Some(
+            if parent >= 0 && (parent as usize) < bones.len() && parent as usize != i {
+                bone_base + parent as usize
+            } else {
+                0
+            },
+        );
+        let (t, r, s) = rest_pose(b);
+        n.translation = t;
+        n.rotation = r;
+        n.scale = s;
+        n.extras.insert(
+            "m3".into(),
+            json!({ "bone": i, "flags": b.u32("flags").unwrap_or(0) }),
+        );
+        scene.nodes.push(n);
+    }
+    break_cycles(&mut scene.nodes, bone_base, &mut warnings);
+    let bone_node = |i: i64| -> usize {
+        if i >= 0 && (i as usize) < bones.len() {
+            bone_base + i as usize
+        } else {
+            0
+        }
+    };
+
+    // Skin: every bone, with MODL.initialReference as the inverse bind matrices.
+    let irefs = model.follow(&modl, "initialReference", "IREF", "MODL")?;
+    let mut skin = None;
+    if !bones.is_empty() {
+        let mut inverse_bind = Vec::with_capacity(bones.len());
+        for i in 0..bones.len() {
+            let m = irefs
+                .get(i)
+                .and_then(|e| e.floats::<16>("matrix"))
+                .map(sanitize_matrix)
+                .unwrap_or(glam::Mat4::IDENTITY.to_cols_array());
+            inverse_bind.push(m);
+        }
+        if irefs.len() != bones.len() {
+            warnings.push(Warning::new(
+                None,
+                "MODL.initialReference",
+                format!(
+                    "{} bind matrices for {} bones: the missing ones are identity",
+                    irefs.len(),
+                    bones.len()
+                ),
+            ));
+        }
+        scene.skins.push(Skin {
+            name: format!("{name} skeleton"),
+            joints: (0..bones.len()).map(|i| bone_base + i).collect(),
+            inverse_bind,
+        });
+        skin = Some(0);
+    }
+
+    materials(&model, &modl, &mut scene, &mut warnings)?;
+    meshes(&model, &modl, &mut scene, skin, bones.len(), &mut warnings)?;
+    helpers(&model, &modl, &mut scene, &bone_node, &mut warnings)?;
+
+    // Animations: the model's own sequences, then each motion file's.
+    let bone_refs: Vec<[Option<AnimRef<'_>>; 3]> = bones
+        .iter()
+        .map(|b| [b.anim("location"), b.anim("rotation"), b.anim("scale")])
+        .collect();
+    animations(
+        &model,
+        None,
+        &bone_refs,
+        bone_base,
+        &mut scene,
+        &mut warnings,
+    )?;
+    for (label, motion) in motions {
+        let before = scene.animations.len();
+        animations(
+            &Model::new(motion),
+            Some(label),
+            &bone_refs,
+            bone_base,
+            &mut scene,
+            &mut warnings,
+        )
+        .map_err(|e| Error {
+            path: format!("{label}: {}", e.path),
+            ..e
+        })?;
+        if scene.animations.len() == before {
+            warnings.push(Warning::new(
+                None,
+                *label,
+                "no sequence of this motion file animates a bone of the model (animation ids do not match)",
+            ));
+        }
+    }
+    Ok((scene, warnings))
+}
+
+/// A bone's rest transform: the init values of its location, rotation and scale.
+fn rest_pose(b: &Entry<'_>) -> (Vec3, Quat, Vec3) {
+    let t = b
+        .anim("location")
+        .map_or([0.0; 3], |a| a.init_floats::<3>());
+    let r = b
+        .anim("rotation")
+        .map_or([0.0, 0.0, 0.0, 1.0], |a| a.init_floats::<4>());
+    let s = b.anim("scale").map_or([1.0; 3], |a| a.init_floats::<3>());
+    (finite3(t, 0.0), quat(r), finite3(s, 1.0))
+}
+
+fn finite3(v: [f32; 3], default: f32) -> Vec3 {
+    Vec3::from(v.map(|c| if c.is_finite() { c } else { default }))
+}
+
+fn quat(q: [f32; 4]) -> Quat {
+    let q = Quat::from_array(q);
+    if q.is_finite() && q.length_squared() > 1e-12 {
+        q.normalize()
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// glTF requires inverse bind matrices with a last row of 0 0 0 1 and finite values.
+fn sanitize_matrix(m: [f32; 16]) -> [f32; 16] {
+    let mut m = m.map(|v| if v.is_finite() { v } else { 0.0 });
+    m[3] = 0.0;
+    m[7] = 0.0;
+    m[11] = 0.0;
+    m[15] = 1.0;
+    m
+}
+
+/// Parents that loop back are cut (the bone goes under the root) and reported.
+fn break_cycles(nodes: &mut [Node], base: usize, warnings: &mut Vec<Warning>) {
+    for i in base..nodes.len() {
+        let mut p = nodes[i].parent;
+        let mut steps = 0;
+        while let Some(pi) = p {
+            if pi == i || steps > nodes.len() {
+                nodes[i].parent = Some(0);
+                warnings.push(Warning::new(
+                    None,
+                    format!("MODL.bones[{}].parent", i - base),
+                    "the parent chain loops: the bone is put under the root",
+                ));
+                break;
+            }
+            p = nodes[pi].parent;
+            steps += 1;
+        }
+    }
+}
+
+fn materials(
+    model: &Model<'_, '_>,
+    modl: &Entry<'_>,
+    scene: &mut Scene,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let maps = model.follow(modl, "materialMaps", "MATM", "MODL")?;
+    for (i, m) in maps.iter().enumerate() {
+        let path = format!("MODL.materialMaps[{i}]");
+        let ty = m.u32("materialType").unwrap_or(0);
+        let index = m.u32("materialIndex").unwrap_or(0) as usize;
+        let mut extras = Map::new();
+        let mut mat = Material {
+            name: format!("material {i}"),
+            ..Default::default()
+        };
+        let Some(&(list, tag)) = (ty as usize)
+            .checked_sub(1)
+            .and_then(|k| MATERIAL_LISTS.get(k))
+        else {
+            warnings.push(Warning::new(
+                None,
+                &path,
+                format!("unknown material type {ty}"),
+            ));
+            scene.materials.push(mat);
+            continue;
+        };
+        extras.insert("type".into(), json!(tag));
+        let entry = if modl.has(list) {
+            model
+                .follow(modl, list, tag, "MODL")
+                .ok()
+                .and_then(|v| v.get(index).copied())
+        } else {
+            None
+        };
+        match entry {
+            Some(e) => {
+                let mpath = format!("MODL.{list}[{index}]");
+                mat.name = model.name_of(&e, "name", &mpath);
+                let mut fields = Map::new();
+                for s in &e.layout.slots {
+                    if let Some(v) = e.int(s.name) {
+                        fields.insert(s.name.into(), v.into());
+                    } else if let Some(v) = e.f32(s.name) {
+                        fields.insert(s.name.into(), super::table::float_value(v.to_bits()));
+                    }
+                }
+                extras.insert("fields".into(), Value::Object(fields));
+                let mut layers = Map::new();
+                for s in &e.layout.slots {
+                    if !matches!(s.ty, super::table::Ty::Ref(t) if t == super::Tag::from_name("LAYR"))
+                    {
+                        continue;
+                    }
+                    let lp = format!("{mpath}.{}", s.name);
+                    let Ok(ls) = model.follow(&e, s.name, "LAYR", &mpath) else {
+                        continue;
+                    };
+                    if let Some(l) = ls.first() {
+                        let image = model.name_of(l, "imagePath", &lp);
+                        if !image.is_empty() {
+                            let uri = Some(image.replace('\\', "/"));
+                            match s.name {
+                                "diffuseLayer" => mat.textures.base_color = uri,
+                                "normalLayer" => mat.textures.normal = uri,
+                                "emissiveLayer" => mat.textures.emissive = uri,
+                                _ => {}
+                            }
+                            layers.insert(
+                                s.name.into(),
+                                json!({
+                                    "image": image,
+                                    "flags": l.u32("flags").unwrap_or(0),
+                                    "uvSource": l.u32("uvSource").unwrap_or(0),
+                                }),
+                            );
+                        }
+                    }
+                }
+                if !layers.is_empty() {
+                    extras.insert("layers".into(), Value::Object(layers));
+                }
+            }
+            None => warnings.push(Warning::new(
+                None,
+                &path,
+                format!("material {index} of {list} does not exist or cannot be read"),
+            )),
+        }
+        mat.extras.insert("m3".into(), Value::Object(extras));
+        scene.materials.push(mat);
+    }
+    Ok(())
+}
+
+fn meshes(
+    model: &Model<'_, '_>,
+    modl: &Entry<'_>,
+    scene: &mut Scene,
+    skin: Option<usize>,
+    bone_count: usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let flags = modl.u32("vertexFlags").unwrap_or(0);
+    let vref = modl.reference("vertices").unwrap_or_default();
+    let divisions = model.follow(modl, "divisions", "DIV_", "MODL")?;
+    let Some(div) = divisions.first() else {
+        return Ok(());
+    };
+    if divisions.len() > 1 {
+        warnings.push(Warning::new(
+            None,
+            "MODL.divisions",
+            format!("{} divisions: only the first is read", divisions.len()),
+        ));
+    }
+    let dpath = "MODL.divisions[0]";
+    let regions = model.follow(div, "regions", "REGN", dpath)?;
+    if regions.is_empty() {
+        return Ok(());
+    }
+    let layout = VertexLayout::from_flags(flags)
+        .map_err(|m| Error::invalid(modl.offset_of("vertexFlags"), "MODL.vertexFlags", m))?;
+    let vbytes = model.values(vref, "U8__", "MODL.vertices")?;
+    if vbytes.len() % layout.size != 0 {
+        return Err(Error::invalid(
+            model.section(vref, "U8__", "MODL.vertices")?.map_or(0, |s| s.offset),
+            "MODL.vertices",
+            format!(
+                "{} vertex bytes are not a whole number of {}-byte vertices (vertex flags 0x{flags:x})",
+                vbytes.len(),
+                layout.size
+            ),
+        ));
+    }
+    let vcount = vbytes.len() / layout.size;
+    let faces = model.u16s(
+        div.reference("faces").unwrap_or_default(),
+        &format!("{dpath}.faces"),
+    )?;
+    let lookup = model.u16s(
+        modl.reference("boneLookup").unwrap_or_default(),
+        "MODL.boneLookup",
+    )?;
+    let batches = model.follow(div, "batches", "BAT_", dpath)?;
+    let mut region_material: HashMap<usize, Vec<usize>> = HashMap::new();
+    for b in &batches {
+        let r = b.int("region").unwrap_or(-1);
+        let m = b.int("materialMap").unwrap_or(-1);
+        if r >= 0 && m >= 0 {
+            region_material
+                .entry(r as usize)
+                .or_default()
+                .push(m as usize);
+        }
+    }
+    let skinned = skin.is_some() && layout.skin.is_some();
+    for (ri, r) in regions.iter().enumerate() {
+        let path = format!("{dpath}.regions[{ri}]");
+        let first = r.u32("firstVertex").unwrap_or(0) as usize;
+        let count = r.u32("vertexCount").unwrap_or(0) as usize;
+        let first_face = r.u32("firstFace").unwrap_or(0) as usize;
+        let face_count = r.u32("faceCount").unwrap_or(0) as usize;
+        if first.checked_add(count).is_none_or(|e| e > vcount) {
+            return Err(Error::invalid(
+                r.offset_of("firstVertex"),
+                format!("{path}.firstVertex"),
+                format!(
+                    "vertices {first}..{} are outside the {vcount} vertices",
+                    first as u64 + count as u64
+                ),
+            ));
+        }
+        if first_face
+            .checked_add(face_count)
+            .is_none_or(|e| e > faces.len())
+        {
+            return Err(Error::invalid(
+                r.offset_of("firstFace"),
+                format!("{path}.firstFace"),
+                format!(
+                    "faces {first_face}..{} are outside the {} face indices",
+                    first_face as u64 + face_count as u64,
+                    faces.len()
+                ),
+            ));
+        }
+        let (multiply, offset) = match (r.f32("uvMultiply"), r.f32("uvOffset")) {
+            (Some(m), Some(o)) if m.is_finite() && o.is_finite() => (m, o),
+            _ => (16.0, 0.0),
+        };
+        let lookup_first = r.u32("firstBoneLookup").unwrap_or(0) as usize;
+        let lookup_count = r.u32("boneLookupCount").unwrap_or(0) as usize;
+        let root_bone = lookup
+            .get(lookup_first + r.u32("rootBone").unwrap_or(0) as usize)
+            .map_or(0, |&b| b as usize);
+        let mut v = Vertices {
+            normals: layout.normal.map(|_| Vec::with_capacity(count)),
+            tangents: layout
+                .tangent
+                .filter(|_| layout.normal.is_some())
+                .map(|_| Vec::with_capacity(count)),
+            uvs: vec![Vec::with_capacity(count); layout.float_uvs.len() + layout.uvs.len()],
+            colors: if layout.color.is_some() {
+                vec![Vec::with_capacity(count)]
+            } else {
+                Vec::new()
+            },
+            joints: skinned.then(|| Vec::with_capacity(count)),
+            weights: skinned.then(|| Vec::with_capacity(count)),
+            ..Default::default()
+        };
+        v.positions.reserve(count);
+        let mut bad_lookup = 0usize;
+        let mut unweighted = 0usize;
+        for vb in
+            vbytes[first * layout.size..(first + count) * layout.size].chunks_exact(layout.size)
+        {
+            let p = floats::<3>(vb);
+            v.positions
+                .push(p.map(|c| if c.is_finite() { c } else { 0.0 }));
+            let sign = if let Some(o) = layout.normal {
+                let n =
+                    Vec3::new(unit(vb[o]), unit(vb[o + 1]), unit(vb[o + 2])).normalize_or(Vec3::Z);
+                v.normals.as_mut().unwrap().push(n.to_array());
+                if vb[o + 3] >= 128 {
+                    -1.0
+                } else {
+                    1.0
+                }
+            } else {
+                1.0
+            };
+            if let (Some(o), Some(ts)) = (layout.tangent, v.tangents.as_mut()) {
+                let t =
+                    Vec3::new(unit(vb[o]), unit(vb[o + 1]), unit(vb[o + 2])).normalize_or(Vec3::X);
+                ts.push([t.x, t.y, t.z, sign]);
+            }
+            if let Some(o) = layout.color {
+                // Stored B G R A.
+                let c = [vb[o + 2], vb[o + 1], vb[o], vb[o + 3]].map(|x| x as f32 / 255.0);
+                v.colors[0].push(c);
+            }
+            for (k, &o) in layout.float_uvs.iter().enumerate() {
+                v.uvs[k].push(floats::<2>(&vb[o..]).map(|c| if c.is_finite() { c } else { 0.0 }));
+            }
+            let nf = layout.float_uvs.len();
+            for (k, &o) in layout.uvs.iter().enumerate() {
+                let u = i16::from_le_bytes([vb[o], vb[o + 1]]) as f32;
+                let w = i16::from_le_bytes([vb[o + 2], vb[o + 3]]) as f32;
+                v.uvs[nf + k].push([
+                    u * multiply / 32768.0 + offset,
+                    w * multiply / 32768.0 + offset,
+                ]);
+            }
+            if let (Some((o, pairs)), true) = (layout.skin, skinned) {
+                let mut joints = [0u16; 4];
+                let mut weights = [0f32; 4];
+                let mut n = 0;
+                for k in 0..pairs.min(4) {
+                    let w = vb[o + k];
+                    if w == 0 {
+                        continue;
+                    }
+                    let li = vb[o + pairs + k] as usize;
+                    let bone = if li < lookup_count {
+                        lookup.get(lookup_first + li).map(|&b| b as usize)
+                    } else {
+                        None
+                    };
+                    let Some(bone) = bone.filter(|&b| b < bone_count) else {
+                        bad_lookup += 1;
+                        continue;
+                    };
+                    // The same bone twice adds up.
+                    match joints[..n].iter().position(|&j| j as usize == bone) {
+                        Some(at) => weights[at] += w as f32,
+                        None => {
+                            joints[n] = bone as u16;
+                            weights[n] = w as f32;
+                            n += 1;
+                        }
+                    }
+                }
+                let sum: f32 = weights.iter().sum();
+                if sum > 0.0 {
+                    weights.iter_mut().for_each(|w| *w /= sum);
+                } else {
+                    unweighted += 1;
+                    joints = [root_bone.min(bone_count.saturating_sub(1)) as u16, 0, 0, 0];
+                    weights = [1.0, 0.0, 0.0, 0.0];
+                }
+                v.joints.as_mut().unwrap().push(joints);
+                v.weights.as_mut().unwrap().push(weights);
+            }
+        }
+        if bad_lookup > 0 {
+            warnings.push(Warning::new(None, format!("{path}.firstBoneLookup"), format!("{bad_lookup} bone weights point outside the region's bone lookup and are dropped")));
+        }
+        if unweighted > 0 {
+            warnings.push(Warning::new(
+                None,
+                &path,
+                format!("{unweighted} vertices have no weight: bound to the region's root bone"),
+            ));
+        }
+        let mut indices = Vec::with_capacity(face_count);
+        let mut out_of_range = 0;
+        for &f in &faces[first_face..first_face + face_count] {
+            if (f as usize) < count {
+                indices.push(f as u32);
+            } else {
+                out_of_range += 1;
+                indices.push(0);
+            }
+        }
+        if out_of_range > 0 {
+            warnings.push(Warning::new(
+                None,
+                format!("{path}.faces"),
+                format!(
+                    "{out_of_range} face indices are past the region's {count} vertices: set to 0"
+                ),
+            ));
+        }
+        indices.truncate(indices.len() - indices.len() % 3);
+        let mats = region_material.get(&ri).cloned().unwrap_or_default();
+        let material = mats.first().copied().filter(|&m| m < scene.materials.len());
+        let mut extras = Map::new();
+        extras.insert(
+            "m3".into(),
+            json!({ "region": ri, "firstVertex": first, "firstFace": first_face, "materialMaps": mats }),
+        );
+        let mesh_name = material.map_or_else(
+            || format!("region {ri}"),
+            |m| format!("region {ri} {}", scene.materials[m].name),
+        );
+        scene.meshes.push(Mesh {
+            name: mesh_name.clone(),
+            vertices: v,
+            primitives: vec![Primitive { indices, material }],
+            extras,
+        });
+        let mut node = Node::new(mesh_name);
+        node.mesh = Some(scene.meshes.len() - 1);
+        if skinned {
+            node.skin = skin;
+        } else {
+            node.parent = Some(0);
+        }
+        scene.nodes.push(node);
+    }
+    Ok(())
+}
+
+fn helpers(
+    model: &Model<'_, '_>,
+    modl: &Entry<'_>,
+    scene: &mut Scene,
+    bone_node: &dyn Fn(i64) -> usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    for (i, a) in model
+        .follow(modl, "attachmentPoints", "ATT_", "MODL")?
+        .iter()
+        .enumerate()
+    {
+        let mut n = Node::new(model.name_of(a, "name", &format!("MODL.attachmentPoints[{i}]")));
+        n.parent = Some(bone_node(a.int("bone").unwrap_or(-1)));
+        n.extras
+            .insert("m3".into(), json!({ "attachmentPoint": i }));
+        scene.nodes.push(n);
+    }
+    if modl.has("cameras") {
+        for (i, c) in model
+            .follow(modl, "cameras", "CAM_", "MODL")?
+            .iter()
+            .enumerate()
+        {
+            let name = model.name_of(c, "name", &format!("MODL.cameras[{i}]"));
+            let init = |f: &str| {
+                c.anim(f)
+                    .map(|a| a.init_floats::<1>()[0])
+                    .filter(|v| v.is_finite() && *v > 0.0)
+            };
+            scene.cameras.push(Camera {
+                name: name.clone(),
+                yfov: init("fieldOfView").unwrap_or(0.8).min(3.1),
+                znear: init("nearClip").unwrap_or(0.1),
+                zfar: init("farClip"),
+            });
+            let mut n = Node::new(name);
+            n.parent = Some(bone_node(c.int("bone").unwrap_or(-1)));
+            n.camera = Some(scene.cameras.len() - 1);
+            n.extras.insert("m3".into(), json!({ "camera": i }));
+            scene.nodes.push(n);
+        }
+    }
+    for (i, l) in model
+        .follow(modl, "lights", "LITE", "MODL")?
+        .iter()
+        .enumerate()
+    {
+        let init1 = |f: &str| {
+            l.anim(f)
+                .map(|a| a.init_floats::<1>()[0])
+                .filter(|v| v.is_finite())
+        };
+        let color = l
+            .anim("color")
+            .map_or([1.0; 3], |a| a.init_floats::<3>())
+            .map(|c| {
+                if c.is_finite() {
+                    c.clamp(0.0, 1.0)
+                } else {
+                    1.0
+                }
+            });
+        let ty = l.u32("type").unwrap_or(1);
+        let kind = match ty {
+            0 => LightKind::Directional,
+            2 => {
+                let outer = init1("falloff")
+                    .unwrap_or(0.8)
+                    .clamp(0.01, std::f32::consts::FRAC_PI_2);
+                let inner = init1("hotSpot").unwrap_or(0.0).clamp(0.0, outer * 0.999);
+                LightKind::Spot { inner, outer }
+            }
+            _ => LightKind::Point,
+        };
+        if ty > 2 {
+            warnings.push(Warning::new(
+                None,
+                format!("MODL.lights[{i}].type"),
+                format!("unknown light type {ty}: exported as a point light"),
+            ));
+        }
+        scene.lights.push(Light {
+            name: format!("light {i}"),
+            kind,
+            color,
+            intensity: init1("intensity").unwrap_or(1.0).max(0.0),
+            range: init1("attenuationFar").filter(|r| *r > 0.0),
+        });
+        let mut n = Node::new(format!("light {i}"));
+        n.parent = Some(bone_node(l.int("bone").unwrap_or(-1)));
+        n.light = Some(scene.lights.len() - 1);
+        n.extras
+            .insert("m3".into(), json!({ "light": i, "type": ty }));
+        scene.nodes.push(n);
+    }
+    Ok(())
+}
+
+/// Key times (ms) and the raw values (VEC3 or QUAT) of one animated property.
+struct Track<'m> {
+    frames: Vec<i32>,
+    values: &'m [u8],
+    value_tag: &'static str,
+}
+
+/// Resolves animation ids through one file's sequences (STG -> STC in priority order -> SD blocks).
+struct Tracks<'m, 'a> {
+    model: Model<'m, 'a>,
+    stcs: Vec<Entry<'m>>,
+    /// Per STC: anim id -> animRefs value.
+    ids: Vec<HashMap<u32, u32>>,
+}
+
+impl<'m, 'a> Tracks<'m, 'a> {
+    fn new(model: Model<'m, 'a>, modl: &Entry<'m>) -> Result<Self> {
+        let stcs = model.follow(modl, "stc", "STC_", "MODL")?;
+        let mut ids = Vec::with_capacity(stcs.len());
+        for (i, s) in stcs.iter().enumerate() {
+            let path = format!("MODL.stc[{i}]");
+            let a = model.field_u32s(s, "animIds", &path)?;
+            let r = model.field_u32s(s, "animRefs", &path)?;
+            ids.push(a.into_iter().zip(r).collect());
+        }
+        Ok(Tracks { model, stcs, ids })
+    }
+
+    /// Key times (ms) and values of `id` in the STCs `order`, the first that has it.
+    fn find(&self, order: &[usize], id: u32) -> Result<Option<Track<'m>>> {
+        for &si in order {
+            let Some(&r) = self.ids[si].get(&id) else {
+                continue;
+            };
+            let (ty, block) = ((r >> 16) as usize, (r & 0xffff) as usize);
+            let path = format!("MODL.stc[{si}]");
+            let Some(&(field, tag)) = SD_FIELDS.get(ty) else {
+                return Err(Error::invalid(
+                    self.stcs[si].offset_of("animRefs"),
+                    format!("{path}.animRefs"),
+                    format!("sequence data type {ty} does not exist"),
+                ));
+            };
+            let value_tag = match tag {
+                "SD3V" => "VEC3",
+                "SD4Q" => "QUAT",
+                _ => return Ok(None),
+            };
+            let sd = self.stcs[si].reference(field).unwrap_or_default();
+            let b = self
+                .model
+                .entry(sd, block, tag, &format!("{path}.{field}"))?;
+            let bpath = format!("{path}.{field}[{block}]");
+            let frames = self.model.i32s(
+                b.reference("frames").unwrap_or_default(),
+                &format!("{bpath}.frames"),
+            )?;
+            let vref = b.reference("values").unwrap_or_default();
+            let values = self
+                .model
+                .values(vref, value_tag, &format!("{bpath}.values"))?;
+            return Ok(Some(Track {
+                frames,
+                values,
+                value_tag,
+            }));
+        }
+        Ok(None)
+    }
+}
+
+fn animations(
+    model: &Model<'_, '_>,
+    label: Option<&str>,
+    bone_refs: &[[Option<AnimRef<'_>>; 3]],
+    bone_base: usize,
+    scene: &mut Scene,
+    warnings: &mut Vec<Warning>,
+) -> Result<()> {
+    let modl = model.modl()?;
+    let seqs = model.follow(&modl, "sequences", "SEQS", "MODL")?;
+    let stgs = model.follow(&modl, "stg", "STG_", "MODL")?;
+    if seqs.is_empty() {
+        return Ok(());
+    }
+    let tracks = Tracks::new(*model, &modl)?;
+    for (si, seq) in seqs.iter().enumerate() {
+        let spath = format!("MODL.sequences[{si}]");
+        let name = model.name_of(seq, "name", &spath);
+        let start = seq.u32("animationStart").unwrap_or(0) as i64;
+        let end = seq.u32("animationEnd").unwrap_or(0) as i64;
+        let Some(stg) = stgs.get(si) else {
+            warnings.push(Warning::new(
+                None,
+                &spath,
+                "no STG_ for this sequence: skipped",
+            ));
+            continue;
+        };
+        let mut order = model
+            .u32s(
+                stg.reference("stcIndices").unwrap_or_default(),
+                &format!("MODL.stg[{si}].stcIndices"),
+            )?
+            .into_iter()
+            .map(|i| i as usize)
+            .filter(|&i| i < tracks.stcs.len())
+            .collect::<Vec<_>>();
+        // Highest priority first; equal priorities keep the stored order.
+        order.sort_by_key(|&i| std::cmp::Reverse(tracks.stcs[i].u32("priority").unwrap_or(0)));
+        let mut channels = Vec::new();
+        for (bi, refs) in bone_refs.iter().enumerate() {
+            for (k, r) in refs.iter().enumerate() {
+                let Some(r) = r else { continue };
+                if r.id == 0 {
+                    continue;
+                }
+                let Some(Track {
+                    frames,
+                    values,
+                    value_tag: vt,
+                }) = tracks.find(&order, r.id)?
+                else {
+                    continue;
+                };
+                let width = if vt == "QUAT" { 4 } else { 3 };
+                let n = frames.len().min(values.len() / (4 * width));
+                let property = [Property::Translation, Property::Rotation, Property::Scale][k];
+                if (property == Property::Rotation) != (width == 4) {
+                    continue;
+                }
+                let mut times = Vec::with_capacity(n);
+                let mut out = Vec::with_capacity(n * width);
+                for i in 0..n {
+                    let t = (frames[i] as i64 - start).max(0) as f32 / 1000.0;
+                    let raw = &values[i * 4 * width..(i + 1) * 4 * width];
+                    let v: Vec<f32> = if width == 4 {
+                        quat(floats::<4>(raw)).to_array().to_vec()
+                    } else {
+                        floats::<3>(raw)
+                            .iter()
+                            .map(|c| if c.is_finite() { *c } else { 0.0 })
+                            .collect()
+                    };
+                    // Keys must rise strictly: a repeated time keeps the later value.
+                    if times.last().is_some_and(|&l: &f32| t <= l) {
+                        if times.last() == Some(&t) {
+                            let at = out.len() - width;
+                            out[at..].copy_from_slice(&v);
+                        }
+                        continue;
+                    }
+                    times.push(t);
+                    out.extend_from_slice(&v);
+                }
+                if times.is_empty() {
+                    continue;
+                }
+                channels.push(Channel {
+                    node: bone_base + bi,
+                    property,
+                    interpolation: if r.interpolation == 0 {
+                        Interpolation::Step
+                    } else {
+                        Interpolation::Linear
+                    },
+                    times,
+                    values: out,
+                });
+            }
+        }
+        if channels.is_empty() {
+            if label.is_some() {
+                continue;
+            }
+            // A sequence that moves no bone still shows up as a clip: the first bone at rest.
+            if let Some(n) = scene.nodes.get(bone_base).filter(|_| !bone_refs.is_empty()) {
+                channels.push(Channel {
+                    node: bone_base,
+                    property: Property::Translation,
+                    interpolation: Interpolation::Step,
+                    times: vec![0.0],
+                    values: n.translation.to_array().to_vec(),
+                });
+            } else {
+                warnings.push(Warning::new(
+                    None,
+                    &spath,
+                    format!("sequence {name:?} has no bone to animate: skipped"),
+                ));
+                continue;
+            }
+        }
+        let mut extras = Map::new();
+        extras.insert(
+            "m3".into(),
+            json!({
+                "sequence": si,
+                "startMs": start,
+                "endMs": end,
+                "flags": seq.u32("flags").unwrap_or(0),
+                "movementSpeed": seq.f32("movementSpeed").map(|v| super::table::float_value(v.to_bits())),
+                "source": label,
+            }),
+        );
+        scene.animations.push(Animation {
+            name: label.map_or(name.clone(), |l| format!("{l}: {name}")),
+            channels,
+            extras,
+        });
+    }
+    Ok(())
+}
