@@ -141,15 +141,15 @@ fn glb_counts(doc: &gltf::Document) -> (u64, u64) {
 }
 
 #[test]
-fn every_corpus_model_converts_to_glb_with_its_counts_skin_and_sequences() {
+fn every_corpus_file_converts_to_glb_with_its_counts_skin_and_sequences() {
     let Some(files) = m3_files() else { return };
     let out = gltf_out("m3_corpus");
     let mut animated = 0;
-    for f in files.iter().filter(|f| f.extension().unwrap() == "m3") {
+    for f in &files {
         let bytes = std::fs::read(f).unwrap();
         let opened = any::open(&bytes, f).unwrap();
         let info = opened.document.info(opened.format, &opened.warnings);
-        let dest = out.join(name(f)).with_extension("glb");
+        let dest = out.join(format!("{}.glb", name(f)));
         let (glb, _) = any::convert(&opened, f, &dest).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(&dest, &glb).unwrap();
         let (doc, _) = load_glb(&glb);
@@ -253,4 +253,59 @@ fn an_m3a_adds_its_sequences_to_its_model() {
         .max()
         .unwrap();
     assert!(most > 40, "{most}");
+}
+
+/// Triangles wind counter-clockwise around their stored normals (as glTF wants, so the indices are
+/// kept), and the normal's fourth byte is the bitangent sign: for most triangles the bitangent glTF
+/// derives (cross(normal, tangent) * w) points along +V.
+#[test]
+fn winding_and_tangent_sign_follow_the_normals_and_uvs() {
+    let Some(files) = m3_files() else { return };
+    let mut agree = 0u64;
+    let mut total = 0u64;
+    let mut ccw = 0u64;
+    for f in files.iter().filter(|f| f.extension().unwrap() == "m3") {
+        let bytes = std::fs::read(f).unwrap();
+        let opened = any::open(&bytes, f).unwrap();
+        let (scene, _) = opened.document.to_scene("m").unwrap();
+        for m in &scene.meshes {
+            let v = &m.vertices;
+            let (Some(ns), Some(ts), Some(uv)) = (&v.normals, &v.tangents, v.uvs.first()) else {
+                continue;
+            };
+            for tri in m.primitives[0].indices.chunks_exact(3) {
+                let [a, b, c] = [tri[0] as usize, tri[1] as usize, tri[2] as usize];
+                let p = |i: usize| glam::Vec3::from(v.positions[i]);
+                let (e1, e2) = (p(b) - p(a), p(c) - p(a));
+                let (du1, dv1) = (uv[b][0] - uv[a][0], uv[b][1] - uv[a][1]);
+                let (du2, dv2) = (uv[c][0] - uv[a][0], uv[c][1] - uv[a][1]);
+                let det = du1 * dv2 - du2 * dv1;
+                if det.abs() < 1e-12 {
+                    continue;
+                }
+                let face = e1.cross(e2);
+                let nsum =
+                    glam::Vec3::from(ns[a]) + glam::Vec3::from(ns[b]) + glam::Vec3::from(ns[c]);
+                if face.dot(nsum) > 0.0 {
+                    ccw += 1;
+                }
+                // Direction of +V on the surface.
+                let bit = (e2 * du1 - e1 * du2) / det;
+                let n = glam::Vec3::from(ns[a]);
+                let t = ts[a];
+                let derived = n.cross(glam::Vec3::new(t[0], t[1], t[2])) * t[3];
+                total += 1;
+                if derived.dot(bit) > 0.0 {
+                    agree += 1;
+                }
+            }
+        }
+    }
+    let share = agree as f64 / total as f64;
+    println!("tangent sign agrees with +V on {agree} of {total} triangles ({share:.3})");
+    let wound = ccw as f64 / total as f64;
+    println!("counter-clockwise around their normals: {ccw} ({wound:.4})");
+    assert!(wound > 0.97, "{wound}");
+    assert!(total > 300_000, "{total}");
+    assert!(share > 0.85, "{share}");
 }

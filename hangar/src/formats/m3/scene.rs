@@ -234,23 +234,31 @@ pub fn to_scene(
         skin = Some(0);
     }
 
-    materials(&model, &modl, &mut scene, &mut warnings)?;
+    // Geometry must read; materials, helpers and the file's own sequences are reported and skipped
+    // when they cannot be interpreted (a structure kept as raw bytes, a broken reference).
+    if let Err(e) = materials(&model, &modl, &mut scene, &mut warnings) {
+        skipped(&mut warnings, "materials", e);
+    }
     meshes(&model, &modl, &mut scene, skin, bones.len(), &mut warnings)?;
-    helpers(&model, &modl, &mut scene, &bone_node, &mut warnings)?;
+    if let Err(e) = helpers(&model, &modl, &mut scene, &bone_node, &mut warnings) {
+        skipped(&mut warnings, "attachment points, cameras and lights", e);
+    }
 
     // Animations: the model's own sequences, then each motion file's.
     let bone_refs: Vec<[Option<AnimRef<'_>>; 3]> = bones
         .iter()
         .map(|b| [b.anim("location"), b.anim("rotation"), b.anim("scale")])
         .collect();
-    animations(
+    if let Err(e) = animations(
         &model,
         None,
         &bone_refs,
         bone_base,
         &mut scene,
         &mut warnings,
-    )?;
+    ) {
+        skipped(&mut warnings, "animations", e);
+    }
     for (label, motion) in motions {
         let before = scene.animations.len();
         animations(
@@ -274,6 +282,14 @@ pub fn to_scene(
         }
     }
     Ok((scene, warnings))
+}
+
+fn skipped(warnings: &mut Vec<Warning>, what: &str, e: Error) {
+    warnings.push(Warning::new(
+        e.offset,
+        e.path,
+        format!("{what} left out: {}", e.message),
+    ));
 }
 
 /// A bone's rest transform: the init values of its location, rotation and scale.
@@ -478,7 +494,12 @@ fn meshes(
         modl.reference("boneLookup").unwrap_or_default(),
         "MODL.boneLookup",
     )?;
-    let batches = model.follow(div, "batches", "BAT_", dpath)?;
+    let batches = model
+        .follow(div, "batches", "BAT_", dpath)
+        .unwrap_or_else(|e| {
+            skipped(warnings, "batches (region materials)", e);
+            Vec::new()
+        });
     let mut region_material: HashMap<usize, Vec<usize>> = HashMap::new();
     for b in &batches {
         let r = b.int("region").unwrap_or(-1);
@@ -559,10 +580,12 @@ fn meshes(
                 let n =
                     Vec3::new(unit(vb[o]), unit(vb[o + 1]), unit(vb[o + 2])).normalize_or(Vec3::Z);
                 v.normals.as_mut().unwrap().push(n.to_array());
+                // The fourth byte is the bitangent sign: 255 for +1 (measured on the corpus
+                // against the UV layout, see tests/m3_corpus.rs).
                 if vb[o + 3] >= 128 {
-                    -1.0
-                } else {
                     1.0
+                } else {
+                    -1.0
                 }
             } else {
                 1.0
