@@ -10,6 +10,16 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Prints a line to stdout; a closed pipe (`hangar info f | head`) ends the program quietly.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "hangar",
@@ -20,6 +30,7 @@ crashes on them, and converts them to glTF 2.0 and back.\n\n\
 Formats are recognised by their first bytes, not their extension.\n\
 Supported today: XMF (X4 static meshes, visual and -collision), M3 and .m3a (StarCraft II / Heroes, \
 MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, JSON dump and back), \
+XAC actors with XSM motions, XPM, X4 part animations (.ani) and component folders, \
 glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.",
     after_help = "Examples:\n  \
 hangar info part_main-lod0.xmf\n  \
@@ -66,8 +77,10 @@ enum Command {
     ///
     /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
     /// materials), anything else a visual mesh. XMF to XMF and M3 to M3 rewrite the file byte for byte.
-    /// With a folder as INPUT, every supported file in it (recursively) is converted into the OUTPUT
-    /// folder with the extension given by --to.
+    /// With a folder as INPUT and a .glb/.gltf OUTPUT, the folder is one X4 component: its parts
+    /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
+    /// beside them (one animation a state) become one scene. With a folder as OUTPUT, every supported
+    /// file in INPUT (recursively) is converted into it with the extension given by --to.
     Convert {
         input: PathBuf,
         output: PathBuf,
@@ -93,7 +106,13 @@ fn main() -> ExitCode {
             to,
             motions,
         } => {
-            if input.is_dir() {
+            let one_file = output
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+                && !output.is_dir();
+            if input.is_dir() && one_file && motions.is_empty() {
+                convert_component(&input, &output).map(|_| true)
+            } else if input.is_dir() {
                 if motions.is_empty() {
                     convert_folder(&input, &output, &to)
                 } else {
@@ -135,18 +154,19 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
             v["file"] = f.display().to_string().into();
             all.push(v);
         } else {
-            println!("{}: {}", f.display(), info.format);
-            println!(
+            out!("{}: {}", f.display(), info.format);
+            out!(
                 "  vertices: {}  triangles: {}",
-                info.vertices, info.triangles
+                info.vertices,
+                info.triangles
             );
             if let Some(o) = info.details.as_object() {
                 for (k, v) in o {
                     match v {
                         serde_json::Value::Array(items) => {
-                            println!("  {k}:");
+                            out!("  {k}:");
                             for i in items {
-                                println!(
+                                out!(
                                     "    {}",
                                     i.as_str()
                                         .map(str::to_string)
@@ -154,12 +174,12 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
                                 );
                             }
                         }
-                        _ => println!("  {k}: {v}"),
+                        _ => out!("  {k}: {v}"),
                     }
                 }
             }
             for w in &info.warnings {
-                println!("  warning: {w}");
+                out!("  warning: {w}");
             }
         }
     }
@@ -169,7 +189,7 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
         } else {
             serde_json::Value::Array(all)
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        out!("{}", serde_json::to_string_pretty(&out)?);
     }
     Ok(ok)
 }
@@ -177,7 +197,7 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
 fn dump(file: &Path) -> Result<bool> {
     let bytes = hangar::io::read_input(file)?;
     let opened = any::open(&bytes, file)?;
-    println!("{}", opened.document.dump().map_err(|e| e.in_file(file))?);
+    out!("{}", opened.document.dump().map_err(|e| e.in_file(file))?);
     Ok(true)
 }
 
@@ -214,16 +234,16 @@ fn validate(files: &[PathBuf], json: bool) -> Result<bool> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        out!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         for (f, findings) in &results {
             let bad = findings.iter().any(|x| x.severity == Severity::Error);
-            println!("{}: {}", f.display(), if bad { "FAILED" } else { "ok" });
+            out!("{}: {}", f.display(), if bad { "FAILED" } else { "ok" });
             for x in findings {
-                println!("  {x}");
+                out!("  {x}");
             }
         }
-        println!(
+        out!(
             "{} files, {} with errors",
             results.len(),
             results
@@ -274,6 +294,16 @@ fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) 
     if verbose {
         eprintln!("wrote {} ({} bytes)", output.display(), out.len());
     }
+    Ok(())
+}
+
+fn convert_component(input: &Path, output: &Path) -> Result<()> {
+    let (bytes, warnings) = any::convert_component(input, output)?;
+    for w in &warnings {
+        eprintln!("warning: {}: {w}", input.display());
+    }
+    hangar::io::write_output(output, &bytes)?;
+    eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
     Ok(())
 }
 

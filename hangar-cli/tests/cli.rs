@@ -172,9 +172,9 @@ fn refusals_write_nothing() {
         err.contains("unit.m3: at byte 8 (0x8), MD34.indexCount: the index is empty"),
         "{err}"
     );
-    let xac = d.join("actor.xac");
-    std::fs::write(&xac, b"XAC \x01\x00\x00\x00").unwrap();
-    let (code, _, err) = hangar(&["info", xac.to_str().unwrap()]);
+    let bgf = d.join("face.bgf");
+    std::fs::write(&bgf, b"\x00\x04\x1a\x00\x00\x00AnarkBGF").unwrap();
+    let (code, _, err) = hangar(&["info", bgf.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("is not supported yet"), "{err}");
 }

@@ -3,6 +3,8 @@
 
 use crate::detect::{detect, Format};
 use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::formats::ani::{self, Ani};
+use crate::formats::emfx;
 use crate::formats::m3::{self, M3};
 use crate::formats::xmf::{self, write::Target, Xmf};
 use crate::model::{Role, Scene};
@@ -13,8 +15,14 @@ use std::path::Path;
 
 /// An opened file.
 pub enum Document<'a> {
-    Xmf { file: Xmf<'a>, target: Target },
+    Xmf {
+        file: Xmf<'a>,
+        target: Target,
+    },
     M3(M3<'a>),
+    /// XAC, XSM or XPM.
+    Emfx(emfx::File),
+    Ani(Ani),
     Scene(Scene),
 }
 
@@ -37,9 +45,20 @@ struct Dump<'a> {
 enum DumpBody<'a> {
     Xmf(Xmf<'a>),
     M3(Value),
+    Emfx(Value),
+    Ani(Value),
 }
 
 const DUMP_VERSION: u32 = 1;
+
+fn dump_json(body: DumpBody<'_>) -> Result<String> {
+    let d = Dump {
+        hangar_dump: DUMP_VERSION,
+        body,
+    };
+    serde_json::to_string_pretty(&d)
+        .map_err(|e| Error::new(ErrorKind::Invalid, None, "dump", e.to_string()))
+}
 
 /// `hangar info --json`: the numbers every format reports, then what is particular to the format.
 #[derive(Debug, Serialize)]
@@ -88,6 +107,22 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
                 warnings,
             })
         }
+        Format::Xac | Format::Xsm | Format::Xpm => {
+            let (file, warnings) = emfx::read(bytes)?;
+            Ok(Opened {
+                format,
+                document: Document::Emfx(file),
+                warnings,
+            })
+        }
+        Format::Ani => {
+            let (file, warnings) = ani::read(bytes)?;
+            Ok(Opened {
+                format,
+                document: Document::Ani(file),
+                warnings,
+            })
+        }
         Format::Glb | Format::GltfText => {
             let imported = crate::gltf::from_slice(bytes, path.parent())?;
             let mut scene = imported.scene;
@@ -119,6 +154,23 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
                 DumpBody::Xmf(file) => Ok(Opened {
                     format: Format::Xmf,
                     document: Document::Xmf { file, target },
+                    warnings: Vec::new(),
+                }),
+                DumpBody::Emfx(v) => {
+                    let file = emfx::from_json(&v)?;
+                    Ok(Opened {
+                        format: match file.kind {
+                            emfx::Kind::Xac => Format::Xac,
+                            emfx::Kind::Xsm => Format::Xsm,
+                            emfx::Kind::Xpm => Format::Xpm,
+                        },
+                        document: Document::Emfx(file),
+                        warnings: Vec::new(),
+                    })
+                }
+                DumpBody::Ani(fields) => Ok(Opened {
+                    format: Format::Ani,
+                    document: Document::Ani(Ani { fields }),
                     warnings: Vec::new(),
                 }),
                 DumpBody::M3(v) => {
@@ -228,6 +280,34 @@ impl Document<'_> {
                     warnings: warnings.to_vec(),
                 }
             }
+            Document::Emfx(file) => {
+                let s = emfx::check::summary(file);
+                Info {
+                    format: format.name().to_string(),
+                    vertices: s.vertices,
+                    triangles: s.triangles,
+                    bones: Some(s.nodes),
+                    sequences: None,
+                    animations: Some(s.animations),
+                    details: s.details,
+                    warnings: warnings.to_vec(),
+                }
+            }
+            Document::Ani(file) => {
+                let states = ani::states(file);
+                Info {
+                    format: format.name().to_string(),
+                    vertices: 0,
+                    triangles: 0,
+                    bones: None,
+                    sequences: None,
+                    animations: Some(states.len() as u64),
+                    details: json!({
+                        "states": states.iter().map(|(s, parts)| format!("{s}: {}", parts.join(", "))).collect::<Vec<_>>(),
+                    }),
+                    warnings: warnings.to_vec(),
+                }
+            }
             Document::Scene(s) => Info {
                 format: format.name().to_string(),
                 vertices: s.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
@@ -247,22 +327,10 @@ impl Document<'_> {
     /// Every field as JSON; [`open`] on the text gives back a document that writes the same bytes.
     pub fn dump(&self) -> Result<String> {
         match self {
-            Document::Xmf { file, .. } => {
-                let d = Dump {
-                    hangar_dump: DUMP_VERSION,
-                    body: DumpBody::Xmf(file.clone()),
-                };
-                serde_json::to_string_pretty(&d)
-                    .map_err(|e| Error::new(ErrorKind::Invalid, None, "dump", e.to_string()))
-            }
-            Document::M3(file) => {
-                let d = Dump {
-                    hangar_dump: DUMP_VERSION,
-                    body: DumpBody::M3(m3::dump::to_json(file)),
-                };
-                serde_json::to_string_pretty(&d)
-                    .map_err(|e| Error::new(ErrorKind::Invalid, None, "dump", e.to_string()))
-            }
+            Document::Xmf { file, .. } => dump_json(DumpBody::Xmf(file.clone())),
+            Document::M3(file) => dump_json(DumpBody::M3(m3::dump::to_json(file))),
+            Document::Emfx(file) => dump_json(DumpBody::Emfx(emfx::to_json(file))),
+            Document::Ani(file) => dump_json(DumpBody::Ani(file.fields.clone())),
             Document::Scene(_) => Err(Error::unsupported(
                 "a glTF file has no dump: it is JSON already",
             )),
@@ -273,6 +341,8 @@ impl Document<'_> {
         match self {
             Document::Xmf { file, target } => xmf::check::check(file, *target),
             Document::M3(file) => m3::check::check(file),
+            Document::Emfx(file) => emfx::check::check(file),
+            Document::Ani(file) => ani::check(file),
             Document::Scene(s) => {
                 let mut out = Vec::new();
                 for (mi, m) in s.meshes.iter().enumerate() {
@@ -317,13 +387,31 @@ impl Document<'_> {
             }
             return m3::scene::to_scene(file, name, &files);
         }
+        if let Document::Emfx(file) = self {
+            let (mut scene, mut warnings) = emfx::scene::to_scene(file, name)?;
+            for (label, o) in motions {
+                match &o.document {
+                    Document::Emfx(m) => {
+                        warnings.extend(emfx::scene::add_motion(&mut scene, m, label)?)
+                    }
+                    _ => {
+                        return Err(Error::unsupported(format!(
+                            "{label}: an XAC actor takes XSM motions, not {}",
+                            o.format.name()
+                        )))
+                    }
+                }
+            }
+            return Ok((scene, warnings));
+        }
         if let Some((label, _)) = motions.first() {
             return Err(Error::unsupported(format!(
-                "{label}: motions can be added to M3 models only so far"
+                "{label}: motions can be added to M3 models and XAC actors only"
             )));
         }
         match self {
-            Document::M3(_) => unreachable!("handled above"),
+            Document::M3(_) | Document::Emfx(_) => unreachable!("handled above"),
+            Document::Ani(file) => Ok(ani_scene(file, name)),
             Document::Xmf { file, target } => {
                 let role = if *target == Target::Collision {
                     Role::Collision
@@ -345,6 +433,8 @@ pub enum Output {
     Obj,
     Xmf,
     M3,
+    Emfx,
+    Ani,
     Json,
 }
 
@@ -360,10 +450,12 @@ impl Output {
             "obj" => Output::Obj,
             "xmf" => Output::Xmf,
             "m3" | "m3a" => Output::M3,
+            "xac" | "xsm" | "xpm" => Output::Emfx,
+            "ani" => Output::Ani,
             "json" => Output::Json,
             _ => {
                 return Err(Error::unsupported(format!(
-                    "cannot tell what to write from the extension {ext:?}: use .glb, .gltf, .obj, .xmf, .m3 or .json"
+                    "cannot tell what to write from the extension {ext:?}: use .glb, .gltf, .obj, .xmf, .m3, .xac, .xsm, .xpm, .ani or .json"
                 ))
                 .in_file(path))
             }
@@ -448,8 +540,13 @@ fn convert_inner(
         (Output::M3, _) => Err(Error::unsupported(
             "M3 is written from an M3 file or its JSON dump; building an M3 from other formats is not supported yet",
         )),
-        (Output::Xmf, Document::M3(_)) => Err(Error::unsupported(
-            "converting M3 to XMF is not supported: go through glTF and check the result",
+        (Output::Emfx, Document::Emfx(file)) => Ok((emfx::write(file)?, Vec::new())),
+        (Output::Ani, Document::Ani(file)) => Ok((ani::write(file)?, Vec::new())),
+        (Output::Emfx | Output::Ani, _) => Err(Error::unsupported(
+            "XAC, XSM, XPM and .ani are written from the same kind of file or its JSON dump",
+        )),
+        (Output::Xmf, Document::M3(_) | Document::Emfx(_) | Document::Ani(_)) => Err(Error::unsupported(
+            "writing XMF from this format is not supported: go through glTF and check the result",
         )),
         (Output::Json, _) => Ok((doc.dump()?.into_bytes(), Vec::new())),
         (Output::Glb | Output::Gltf | Output::Obj, _) => {
@@ -501,4 +598,45 @@ fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut 
             ),
         ));
     }
+}
+
+/// A part animation file alone: one empty node a part, and one animation a state.
+fn ani_scene(file: &Ani, name: &str) -> (Scene, Vec<Warning>) {
+    let mut scene = Scene {
+        name: name.to_string(),
+        ..Default::default()
+    };
+    let mut root = crate::model::Node::new(name);
+    root.extras.insert("hangar".into(), json!({ "ani": true }));
+    scene.nodes.push(root);
+    let (animations, warnings) = ani::animations(file, &mut |part| {
+        if let Some(i) = scene.nodes.iter().position(|n| n.name == part) {
+            return Some(i);
+        }
+        let mut n = crate::model::Node::new(part);
+        n.parent = Some(0);
+        scene.nodes.push(n);
+        Some(scene.nodes.len() - 1)
+    });
+    scene.animations = animations;
+    (scene, warnings)
+}
+
+/// A component folder (parts and their `_data.ani`, see [`crate::component`]) as one glTF file.
+pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    let kind = Output::from_path(output)?;
+    if !matches!(kind, Output::Glb | Output::Gltf) {
+        return Err(
+            Error::unsupported("a component folder converts to .glb or .gltf").in_file(output),
+        );
+    }
+    let (scene, mut warnings) = crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?;
+    let e = crate::gltf::to_gltf(&scene).map_err(|e| e.in_file(output))?;
+    warnings.extend(e.warnings.iter().cloned());
+    let bytes = if kind == Output::Glb {
+        e.to_glb()?
+    } else {
+        e.to_gltf_text()?
+    };
+    Ok((bytes, warnings))
 }

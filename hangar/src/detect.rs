@@ -48,7 +48,16 @@ impl Format {
     pub fn supported(self) -> bool {
         matches!(
             self,
-            Format::Xmf | Format::Glb | Format::GltfText | Format::HangarJson
+            Format::Xmf
+                | Format::M3Md34
+                | Format::M3Md33
+                | Format::Xac
+                | Format::Xsm
+                | Format::Xpm
+                | Format::Ani
+                | Format::Glb
+                | Format::GltfText
+                | Format::HangarJson
         )
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod any;
 pub mod bytes;
+pub mod component;
 pub mod detect;
 pub mod error;
 pub mod formats;

@@ -130,6 +130,31 @@ macro_rules! float_bits {
 float_bits!(F32Bits, f32, u32);
 float_bits!(F64Bits, f64, u64);
 
+/// An f32 as the shortest JSON number that gives back the same bits, or `"0x…"` when not finite.
+pub fn float_value(bits: u32) -> serde_json::Value {
+    let f = f32::from_bits(bits);
+    if !f.is_finite() {
+        return serde_json::Value::String(format!("0x{bits:08x}"));
+    }
+    let short: f64 = format!("{f}").parse().unwrap_or(f as f64);
+    let v = if (short as f32).to_bits() == bits {
+        short
+    } else {
+        f as f64
+    };
+    serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+pub fn float_bits(v: &serde_json::Value) -> Option<u32> {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64().map(|f| (f as f32).to_bits()),
+        serde_json::Value::String(s) => s
+            .strip_prefix("0x")
+            .and_then(|h| u32::from_str_radix(h, 16).ok()),
+        _ => None,
+    }
+}
+
 /// A fixed-size, NUL-padded text field. In JSON it is a plain string when the field is clean text
 /// followed by zeros, else `{"text": …, "bytes": base64}` with every byte of the field.
 #[derive(Clone, PartialEq, Eq)]

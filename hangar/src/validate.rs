@@ -78,3 +78,21 @@ impl std::fmt::Display for Finding {
         f.write_str(&self.message)
     }
 }
+
+/// The items whose parent chain (parent index, -1 for none) comes back to them.
+pub fn looping_parents(parents: &[i64]) -> Vec<usize> {
+    (0..parents.len())
+        .filter(|&i| {
+            let mut at = parents[i];
+            let mut steps = 0;
+            while at >= 0 && (at as usize) < parents.len() {
+                if at as usize == i || steps > parents.len() {
+                    return true;
+                }
+                at = parents[at as usize];
+                steps += 1;
+            }
+            false
+        })
+        .collect()
+}

@@ -31,85 +31,61 @@ fn files() -> Option<Vec<PathBuf>> {
         "SantaHat.m3",
         "requiredanims_compressed.m3a",
     ];
-    let chosen: Vec<PathBuf> = all
-        .into_iter()
-        .filter(|f| pick.iter().any(|p| common::name(f).ends_with(p)))
-        .collect();
-    assert_eq!(chosen.len(), pick.len());
-    Some(chosen)
+    Some(common::choose(all, &pick))
 }
 
 #[test]
 fn cut_files_fail_with_a_place() {
     let Some(files) = files() else { return };
-    let mut checked = 0;
-    for f in &files {
-        let bytes = std::fs::read(f).unwrap();
-        let n = bytes.len();
-        for cut in [
-            0,
-            3,
-            4,
-            8,
-            12,
-            23,
-            24,
-            100,
-            1000,
-            n / 3,
-            n / 2,
-            n - 17,
-            n - 16,
-            n - 1,
-        ] {
-            if cut >= n {
-                continue;
-            }
-            let err = exercise(&bytes[..cut], f).expect_err("a cut file loses its index");
-            assert!(
-                err.offset.is_some() && !err.path.is_empty(),
-                "{} cut at {cut}: error without a place: {err}",
-                common::name(f)
-            );
-            assert!(err.to_string().contains(&common::name(f)), "{err}");
-            checked += 1;
-        }
-    }
-    assert!(checked >= 90, "{checked}");
+    // Every cut loses the index at the end, so every cut fails, with an offset and a path.
+    let failed = common::check_cuts(
+        &files,
+        |n| {
+            vec![
+                0,
+                3,
+                4,
+                8,
+                12,
+                23,
+                24,
+                100,
+                1000,
+                n / 3,
+                n / 2,
+                n - 17,
+                n - 16,
+                n - 1,
+            ]
+        },
+        |b, p| {
+            let e = exercise(b, p).expect_err("a cut file loses its index");
+            assert!(e.offset.is_some() && !e.path.is_empty(), "{e}");
+            assert!(e.to_string().contains(&common::name(p)), "{e}");
+            Err(e)
+        },
+    );
+    assert!(failed >= 90, "{failed}");
 }
 
 #[test]
 fn flipped_bits_never_panic_and_errors_have_a_place() {
     let Some(files) = files() else { return };
-    let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15u64);
-    let mut next = || rng.next();
-    let (mut failed, mut total) = (0, 0);
-    for f in &files {
-        let bytes = std::fs::read(f).unwrap();
-        let n = bytes.len();
-        // Half the flips land in the index at the end, where offsets and counts live.
-        let index_at = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
-        for round in 0..150 {
-            let mut b = bytes.clone();
-            for _ in 0..1 + round % 3 {
-                let at = if round % 2 == 0 {
-                    index_at + (next() as usize) % (n - index_at)
-                } else {
-                    (next() as usize) % n
-                };
-                b[at] ^= 1 << (next() % 8);
+    // Half the flips land in the index at the end, where offsets and counts live.
+    let (failed, total) = common::check_flips(
+        &files,
+        0x9e37_79b9_7f4a_7c15,
+        150,
+        |round, b| {
+            let index_at = u32::from_le_bytes(b[4..8].try_into().unwrap()) as usize;
+            if round % 2 == 0 {
+                index_at..b.len()
+            } else {
+                0..b.len()
             }
-            total += 1;
-            if let Err(e) = exercise(&b, f) {
-                failed += 1;
-                assert!(
-                    e.offset.is_some() || !e.path.is_empty(),
-                    "{}: error without a place: {e}",
-                    common::name(f)
-                );
-            }
-        }
-    }
+        },
+        exercise,
+    );
     assert!(
         total >= 1000 && failed > 0,
         "{failed} of {total} flipped files failed"

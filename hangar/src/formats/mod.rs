@@ -1,5 +1,8 @@
 //! One module per file format. Each keeps its on-disk structures (`mod.rs`) apart from reading
 //! (`read`), writing (`write`), checking (`check`) and the neutral-model adapter (`mesh`).
 
+pub mod ani;
+pub mod emfx;
 pub mod m3;
+pub mod schema;
 pub mod xmf;

@@ -580,12 +580,20 @@ fn export_skins<'s>(b: &mut Builder<'s>, scene: &'s Scene) -> Vec<Index<json::Sk
         .skins
         .iter()
         .map(|s| {
-            let ibm = b.floats_for(
-                s.inverse_bind.as_slice().into(),
-                accessor::Type::Mat4,
-                false,
-                None,
-            );
+            // glTF wants finite matrices whose last row is exactly 0 0 0 1.
+            let fixed: Vec<[f32; 16]> = s
+                .inverse_bind
+                .iter()
+                .map(|m| {
+                    let mut m = m.map(|v| if v.is_finite() { v } else { 0.0 });
+                    m[3] = 0.0;
+                    m[7] = 0.0;
+                    m[11] = 0.0;
+                    m[15] = 1.0;
+                    m
+                })
+                .collect();
+            let ibm = b.floats_for(fixed.into(), accessor::Type::Mat4, false, None);
             b.root.push(json::Skin {
                 extensions: None,
                 extras: Default::default(),

@@ -199,6 +199,46 @@ impl Mesh {
 }
 
 impl Scene {
+    /// Moves `other` into this scene, its root nodes under `parent`; returns where its nodes went.
+    /// Materials, meshes, skins, lights, cameras and animations are re-indexed.
+    pub fn append(&mut self, other: Scene, parent: Option<usize>) -> Vec<usize> {
+        let (nb, mb, ma, sb, lb, cb) = (
+            self.nodes.len(),
+            self.meshes.len(),
+            self.materials.len(),
+            self.skins.len(),
+            self.lights.len(),
+            self.cameras.len(),
+        );
+        self.materials.extend(other.materials);
+        for mut m in other.meshes {
+            for p in &mut m.primitives {
+                p.material = p.material.map(|x| x + ma);
+            }
+            self.meshes.push(m);
+        }
+        for mut s in other.skins {
+            s.joints.iter_mut().for_each(|j| *j += nb);
+            self.skins.push(s);
+        }
+        self.lights.extend(other.lights);
+        self.cameras.extend(other.cameras);
+        let map: Vec<usize> = (0..other.nodes.len()).map(|i| nb + i).collect();
+        for mut n in other.nodes {
+            n.parent = n.parent.map(|p| p + nb).or(parent);
+            n.mesh = n.mesh.map(|x| x + mb);
+            n.skin = n.skin.map(|x| x + sb);
+            n.light = n.light.map(|x| x + lb);
+            n.camera = n.camera.map(|x| x + cb);
+            self.nodes.push(n);
+        }
+        for mut a in other.animations {
+            a.channels.iter_mut().for_each(|c| c.node += nb);
+            self.animations.push(a);
+        }
+        map
+    }
+
     /// The world matrix of node `i` (parents first).
     pub fn world_matrix(&self, i: usize) -> Mat4 {
         let mut m = self.nodes[i].local_matrix();

@@ -73,3 +73,69 @@ pub fn pick(files: &[PathBuf], suffix: &str) -> (PathBuf, Vec<u8>) {
     let bytes = std::fs::read(&f).unwrap();
     (f, bytes)
 }
+
+/// The files of `all` whose names end in one of `suffixes` (each must be there).
+pub fn choose(all: Vec<PathBuf>, suffixes: &[&str]) -> Vec<PathBuf> {
+    let chosen: Vec<PathBuf> = all
+        .into_iter()
+        .filter(|f| suffixes.iter().any(|p| name(f).ends_with(p)))
+        .collect();
+    assert_eq!(chosen.len(), suffixes.len(), "missing corpus files");
+    chosen
+}
+
+/// Everything a robustness test asks of a file; returns the first error.
+pub type Exercise = fn(&[u8], &Path) -> Result<(), hangar::Error>;
+
+fn placed(e: &hangar::Error, what: &str) {
+    assert!(
+        e.offset.is_some() || !e.path.is_empty(),
+        "{what}: error without a place: {e}"
+    );
+}
+
+/// Each file cut at the lengths `cuts` gives for its size: every error has a place. Returns how
+/// many cuts failed.
+pub fn check_cuts(files: &[PathBuf], cuts: fn(usize) -> Vec<usize>, exercise: Exercise) -> usize {
+    let mut failed = 0;
+    for f in files {
+        let bytes = std::fs::read(f).unwrap();
+        for cut in cuts(bytes.len()).into_iter().filter(|&c| c < bytes.len()) {
+            if let Err(e) = exercise(&bytes[..cut], f) {
+                placed(&e, &format!("{} cut at {cut}", name(f)));
+                failed += 1;
+            }
+        }
+    }
+    failed
+}
+
+/// `rounds` copies of each file with 1 to 3 bits flipped, where `span(round, len)` says (the
+/// bytes from its start to its end): no panic, and every error has a place. Returns (failed, total).
+pub fn check_flips(
+    files: &[PathBuf],
+    seed: u64,
+    rounds: usize,
+    span: fn(usize, &[u8]) -> std::ops::Range<usize>,
+    exercise: Exercise,
+) -> (usize, usize) {
+    let mut rng = Rng(seed);
+    let (mut failed, mut total) = (0, 0);
+    for f in files {
+        let bytes = std::fs::read(f).unwrap();
+        for round in 0..rounds {
+            let mut b = bytes.clone();
+            let r = span(round, &bytes);
+            for _ in 0..1 + round % 3 {
+                let at = r.start + (rng.next() as usize) % (r.end - r.start).max(1);
+                b[at] ^= 1 << (rng.next() % 8);
+            }
+            total += 1;
+            if let Err(e) = exercise(&b, f) {
+                placed(&e, &name(f));
+                failed += 1;
+            }
+        }
+    }
+    (failed, total)
+}

@@ -295,19 +295,12 @@ fn skeleton(model: &Model<'_, '_>, modl: &Entry<'_>, out: &mut Vec<Finding>) -> 
             ));
             continue;
         }
-        let mut at = p;
-        let mut steps = 0;
-        while at >= 0 && (at as usize) < parents.len() {
-            if at as usize == i || steps > parents.len() {
-                out.push(Finding::error(
-                    format!("MODL.bones[{i}].parent"),
-                    "the parent chain loops back",
-                ));
-                break;
-            }
-            at = parents[at as usize];
-            steps += 1;
-        }
+    }
+    for i in crate::validate::looping_parents(&parents) {
+        out.push(Finding::error(
+            format!("MODL.bones[{i}].parent"),
+            "the parent chain loops back",
+        ));
     }
     let irefs = modl
         .reference("initialReference")

@@ -211,7 +211,6 @@ pub fn to_scene(
             let m = irefs
                 .get(i)
                 .and_then(|e| e.floats::<16>("matrix"))
-                .map(sanitize_matrix)
                 .unwrap_or(glam::Mat4::IDENTITY.to_cols_array());
             inverse_bind.push(m);
         }
@@ -315,16 +314,6 @@ fn quat(q: [f32; 4]) -> Quat {
     } else {
         Quat::IDENTITY
     }
-}
-
-/// glTF requires inverse bind matrices with a last row of 0 0 0 1 and finite values.
-fn sanitize_matrix(m: [f32; 16]) -> [f32; 16] {
-    let mut m = m.map(|v| if v.is_finite() { v } else { 0.0 });
-    m[3] = 0.0;
-    m[7] = 0.0;
-    m[11] = 0.0;
-    m[15] = 1.0;
-    m
 }
 
 /// Parents that loop back are cut (the bone goes under the root) and reported.

@@ -2,7 +2,8 @@
 //! reading fields, the JSON dump, JSON back to bytes, and reference checks.
 
 use super::Tag;
-use serde_json::{Map, Number, Value};
+pub use crate::raw::{float_bits, float_value};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -344,31 +345,6 @@ fn le<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     let mut a = [0; N];
     a.copy_from_slice(&b[at..at + N]);
     a
-}
-
-/// An f32 as the shortest JSON number that gives back the same bits, or `"0x…"` when not finite.
-pub fn float_value(bits: u32) -> Value {
-    let f = f32::from_bits(bits);
-    if !f.is_finite() {
-        return Value::String(format!("0x{bits:08x}"));
-    }
-    let short: f64 = format!("{f}").parse().unwrap_or(f as f64);
-    let v = if (short as f32).to_bits() == bits {
-        short
-    } else {
-        f as f64
-    };
-    Number::from_f64(v).map_or(Value::Null, Value::Number)
-}
-
-fn float_bits(v: &Value) -> Option<u32> {
-    match v {
-        Value::Number(n) => n.as_f64().map(|f| (f as f32).to_bits()),
-        Value::String(s) => s
-            .strip_prefix("0x")
-            .and_then(|h| u32::from_str_radix(h, 16).ok()),
-        _ => None,
-    }
 }
 
 /// A reference as stored.

@@ -1,0 +1,432 @@
+//! X4 part animations (`<component>_data.ani`): per part and state, position, rotation (Euler
+//! radians), scale, pre-scale and post-scale keys. Layout (FORMAT-NOTES.md, checked on every corpus
+//! file): a 16-byte header, 160-byte descriptions, then every description's keys in order, 128
+//! bytes each. Key times are seconds.
+//!
+//! Interpolation is per key and axis, for the segment that starts at the key: 1 step, 2 linear,
+//! 5 bezier with absolute handles (out time, out value, in time, in value per axis). Step and
+//! linear tracks are exported exactly; bezier (and TCB, read as linear) tracks are sampled at
+//! 30 frames a second plus every key.
+
+use super::schema::{self, Count, F};
+use crate::bytes::{Cursor, Writer};
+use crate::error::{Error, Result, Warning};
+use crate::model::{Animation, Channel, Interpolation, Property};
+use glam::{EulerRot, Quat};
+use serde_json::{json, Map, Value};
+
+const KEY: &[F] = &[
+    F::Floats("value", 3),
+    F::I32("interpolationX"),
+    F::I32("interpolationY"),
+    F::I32("interpolationZ"),
+    F::F32("time"),
+    F::Floats("bezier", 12),
+    F::Floats("tcb", 5),
+    F::Floats("derivatives", 7),
+    F::U32("angle"),
+];
+
+const DESCRIPTION: &[F] = &[
+    F::Fixed("part", 64),
+    F::Fixed("state", 64),
+    F::I32("numPosition"),
+    F::I32("numRotation"),
+    F::I32("numScale"),
+    F::I32("numPreScale"),
+    F::I32("numPostScale"),
+    F::F32("duration"),
+    F::Bytes("pad", 8),
+];
+
+const FILE: &[F] = &[
+    F::I32("count"),
+    F::I32("keyOffset"),
+    F::I32("version"),
+    F::I32("reserved"),
+    F::List("animations", Count::Field("count"), DESCRIPTION),
+    F::List("keys", Count::Rest(KEY_SIZE), KEY),
+];
+
+const HEADER: usize = 16;
+const DESCRIPTION_SIZE: usize = 160;
+const KEY_SIZE: usize = 128;
+
+/// A whole .ani file as its fields (see [`FILE`]).
+#[derive(Debug, Clone)]
+pub struct Ani {
+    pub fields: Value,
+}
+
+fn no_nested(_: &[u8], _: &mut Vec<Warning>) -> Result<Value> {
+    Ok(Value::Null)
+}
+
+fn no_nested_write(_: &Value, _: bool) -> Result<Vec<u8>> {
+    Ok(Vec::new())
+}
+
+pub fn read(data: &[u8]) -> Result<(Ani, Vec<Warning>)> {
+    let mut warnings = Vec::new();
+    let mut c = Cursor::new(data, "ANI");
+    let mut nested = Vec::new();
+    let m = schema::Reader {
+        c: &mut c,
+        end: data.len(),
+        nested: no_nested,
+        warnings: &mut nested,
+    }
+    .read(FILE, &[])?;
+    if c.remaining() != 0 {
+        return Err(c.error(
+            "keys",
+            format!("{} bytes after the last whole key", c.remaining()),
+        ));
+    }
+    let fields = Value::Object(m);
+    let count = fields["count"].as_i64().unwrap_or(0) as usize;
+    if fields["keyOffset"].as_i64() != Some((HEADER + DESCRIPTION_SIZE * count) as i64) {
+        warnings.push(c.warning(
+            4,
+            "keyOffset",
+            format!(
+                "key offset {} is not 16 + 160 x {count}",
+                fields["keyOffset"]
+            ),
+        ));
+    }
+    let declared: i64 = descriptions(&fields)
+        .map(|d| counts(d).iter().sum::<usize>() as i64)
+        .sum();
+    let keys = fields["keys"].as_array().map_or(0, Vec::len) as i64;
+    if declared != keys {
+        return Err(Error::invalid(
+            (HEADER + DESCRIPTION_SIZE * count) as u64,
+            "ANI.keys",
+            format!("the descriptions count {declared} keys but the file holds {keys}"),
+        ));
+    }
+    Ok((Ani { fields }, warnings))
+}
+
+pub fn write(a: &Ani) -> Result<Vec<u8>> {
+    let mut w = Writer::new(false);
+    schema::Writer2 {
+        w: &mut w,
+        nested: no_nested_write,
+    }
+    .write(FILE, &a.fields)
+    .map_err(|(p, m)| schema::json_error(format!("ANI.{p}"), m))?;
+    let mut out = w.buf;
+    // The key offset follows the number of descriptions.
+    let count = a.fields["animations"].as_array().map_or(0, Vec::len);
+    out[4..8].copy_from_slice(&((HEADER + DESCRIPTION_SIZE * count) as i32).to_le_bytes());
+    Ok(out)
+}
+
+fn descriptions(fields: &Value) -> impl Iterator<Item = &Value> {
+    fields["animations"].as_array().into_iter().flatten()
+}
+
+fn counts(d: &Value) -> [usize; 5] {
+    [
+        "numPosition",
+        "numRotation",
+        "numScale",
+        "numPreScale",
+        "numPostScale",
+    ]
+    .map(|k| d[k].as_i64().unwrap_or(0).max(0) as usize)
+}
+
+/// A name field: plain text, or the text part of `{"text", "bytes"}` when the field holds more.
+fn text(v: &Value) -> String {
+    v.as_str()
+        .or_else(|| v["text"].as_str())
+        .unwrap_or("?")
+        .to_string()
+}
+
+/// The states (`loop`, `dockingbay_opening`...) and the parts each animates.
+pub fn states(a: &Ani) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for d in descriptions(&a.fields) {
+        let (state, part) = (text(&d["state"]), text(&d["part"]));
+        match out.iter_mut().find(|s| s.0 == state) {
+            Some(s) => s.1.push(part),
+            None => out.push((state, vec![part])),
+        }
+    }
+    out
+}
+
+struct Key {
+    value: [f32; 3],
+    interpolation: [i32; 3],
+    time: f32,
+    /// Per axis: out time, out value, in time, in value.
+    bezier: [f32; 12],
+}
+
+fn floats<const N: usize>(v: &Value) -> [f32; N] {
+    let mut a = [0.0; N];
+    for (k, x) in a.iter_mut().enumerate() {
+        *x = crate::raw::float_bits(&v[k]).map_or(0.0, f32::from_bits);
+        if !x.is_finite() {
+            *x = 0.0;
+        }
+    }
+    a
+}
+
+fn key(v: &Value) -> Key {
+    let i = |k: &str| v[k].as_i64().unwrap_or(2) as i32;
+    Key {
+        value: floats::<3>(&v["value"]),
+        interpolation: [
+            i("interpolationX"),
+            i("interpolationY"),
+            i("interpolationZ"),
+        ],
+        time: crate::raw::float_bits(&v["time"]).map_or(0.0, f32::from_bits),
+        bezier: floats::<12>(&v["bezier"]),
+    }
+}
+
+/// The value of one axis at time `t` (inside the keys' span).
+fn eval(keys: &[Key], axis: usize, t: f32) -> f32 {
+    let k = keys.partition_point(|k| k.time <= t).saturating_sub(1);
+    let a = &keys[k];
+    let Some(b) = keys.get(k + 1) else {
+        return a.value[axis];
+    };
+    let (t0, t1, v0, v1) = (a.time, b.time, a.value[axis], b.value[axis]);
+    if t1 <= t0 {
+        return v1;
+    }
+    match a.interpolation[axis] {
+        1 => v0,
+        5 => {
+            // Cubic bezier in (time, value) with absolute handles: find s where time(s) = t.
+            let (p1t, p1v) = (a.bezier[axis * 4], a.bezier[axis * 4 + 1]);
+            let (p2t, p2v) = (b.bezier[axis * 4 + 2], b.bezier[axis * 4 + 3]);
+            let cubic = |s: f32, p0: f32, p1: f32, p2: f32, p3: f32| {
+                let r = 1.0 - s;
+                r * r * r * p0 + 3.0 * r * r * s * p1 + 3.0 * r * s * s * p2 + s * s * s * p3
+            };
+            let (mut lo, mut hi) = (0.0f32, 1.0f32);
+            for _ in 0..40 {
+                let mid = 0.5 * (lo + hi);
+                if cubic(mid, t0, p1t, p2t, t1) < t {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            cubic(0.5 * (lo + hi), v0, p1v, p2v, v1)
+        }
+        _ => v0 + (v1 - v0) * (t - t0) / (t1 - t0),
+    }
+}
+
+const FPS: f32 = 30.0;
+
+/// glTF tracks of one description's keys for `property`. Times below 0 are cut at 0.
+fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
+    if keys.is_empty() {
+        return None;
+    }
+    let all = |ty: i32| {
+        keys.iter()
+            .all(|k| k.interpolation.iter().all(|&i| i == ty))
+    };
+    let exact =
+        property != Property::Rotation && keys.iter().all(|k| k.time >= 0.0) && (all(1) || all(2));
+    let convert = |v: [f32; 3]| -> Vec<f32> {
+        // X is mirrored into glTF's frame (as for XMF meshes), which turns Y and Z rotations around.
+        match property {
+            Property::Translation => vec![-v[0], v[1], v[2]],
+            Property::Scale => v.to_vec(),
+            Property::Rotation => Quat::from_euler(EulerRot::XYZ, v[0], -v[1], -v[2])
+                .normalize()
+                .to_array()
+                .to_vec(),
+        }
+    };
+    let (times, samples, interpolation) = if exact {
+        let mut times: Vec<f32> = Vec::new();
+        let mut values = Vec::new();
+        for k in keys {
+            if times.last().is_some_and(|&l| k.time <= l) {
+                continue;
+            }
+            times.push(k.time);
+            values.push(k.value);
+        }
+        let i = if all(1) {
+            Interpolation::Step
+        } else {
+            Interpolation::Linear
+        };
+        (times, values, i)
+    } else {
+        let (first, last) = (keys[0].time.max(0.0), keys[keys.len() - 1].time.max(0.0));
+        let mut times: Vec<f32> = keys.iter().map(|k| k.time.max(0.0)).collect();
+        let frames = ((last - first) * FPS).ceil() as usize;
+        times.extend(
+            (0..=frames.min(100_000))
+                .map(|f| first + f as f32 / FPS)
+                .filter(|&t| t <= last),
+        );
+        // A step holds until just before the next key.
+        times.extend(
+            keys.windows(2)
+                .filter(|w| w[0].interpolation.contains(&1))
+                .map(|w| (w[1].time - 1e-4).max(0.0)),
+        );
+        times.sort_by(f32::total_cmp);
+        times.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
+        let values = times
+            .iter()
+            .map(|&t| [0, 1, 2].map(|a| eval(keys, a, t)))
+            .collect();
+        (times, values, Interpolation::Linear)
+    };
+    Some(Channel {
+        node,
+        property,
+        interpolation,
+        times,
+        values: samples.into_iter().flat_map(convert).collect(),
+    })
+}
+
+/// One glTF animation a state; `node_of` finds the node of a part by name (None: reported).
+pub fn animations(
+    a: &Ani,
+    node_of: &mut dyn FnMut(&str) -> Option<usize>,
+) -> (Vec<Animation>, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let keys: Vec<&Value> = a.fields["keys"].as_array().into_iter().flatten().collect();
+    let mut at = 0usize;
+    let mut out: Vec<Animation> = Vec::new();
+    for (di, d) in descriptions(&a.fields).enumerate() {
+        let n = counts(d);
+        let (part, state) = (text(&d["part"]), text(&d["state"]));
+        let mut tracks: Vec<Vec<Key>> = Vec::new();
+        for count in n {
+            let end = (at + count).min(keys.len());
+            tracks.push(keys[at..end].iter().map(|k| key(k)).collect());
+            at = end;
+        }
+        let anim = match out.iter_mut().position(|x| x.name == state) {
+            Some(i) => &mut out[i],
+            None => {
+                out.push(Animation {
+                    name: state.clone(),
+                    channels: Vec::new(),
+                    extras: Map::new(),
+                });
+                out.last_mut().unwrap()
+            }
+        };
+        let Some(node) = node_of(&part) else {
+            warnings.push(Warning::new(
+                None,
+                format!("ANI.animations[{di}]"),
+                format!("part {part:?} ({state}) has no node: its keys are skipped"),
+            ));
+            continue;
+        };
+        for (track, property) in
+            tracks
+                .iter()
+                .zip([Property::Translation, Property::Rotation, Property::Scale])
+        {
+            let Some(c) = channel(track, property, node) else {
+                continue;
+            };
+            // One channel a node and property: a part listed twice in a state keeps its first keys.
+            if anim
+                .channels
+                .iter()
+                .any(|x| x.node == node && x.property == property)
+            {
+                warnings.push(Warning::new(
+                    None,
+                    format!("ANI.animations[{di}]"),
+                    format!("{part} is listed again in {state}: these keys stay in extras only"),
+                ));
+                continue;
+            }
+            anim.channels.push(c);
+        }
+        if anim.channels.is_empty() && n.iter().sum::<usize>() == 0 {
+            // A state without keys still plays: the part held where it is.
+            anim.channels.push(Channel {
+                node,
+                property: Property::Translation,
+                interpolation: Interpolation::Step,
+                times: vec![0.0],
+                values: vec![0.0, 0.0, 0.0],
+            });
+        }
+        if n[3] + n[4] > 0 {
+            warnings.push(Warning::new(None, format!("ANI.animations[{di}]"), format!("{part} {state}: pre- and post-scale keys have no glTF place and stay in extras")));
+        }
+        let kept: Vec<Value> = keys[at - n.iter().sum::<usize>()..at]
+            .iter()
+            .map(|k| (*k).clone())
+            .collect();
+        let entry = anim.extras.entry("ani").or_insert_with(|| json!([]));
+        if let Some(list) = entry.as_array_mut() {
+            list.push(
+                json!({ "part": part, "duration": d["duration"], "counts": n, "keys": kept }),
+            );
+        }
+    }
+    // A state whose parts have no node keeps no channel.
+    out.retain(|x| !x.channels.is_empty());
+    (out, warnings)
+}
+
+/// `hangar validate` for .ani: counts that match the keys, key times in order.
+pub fn check(a: &Ani) -> Vec<crate::validate::Finding> {
+    use crate::validate::Finding;
+    let mut out = Vec::new();
+    let keys: Vec<&Value> = a.fields["keys"].as_array().into_iter().flatten().collect();
+    let mut at = 0usize;
+    for (di, d) in descriptions(&a.fields).enumerate() {
+        for (track, count) in ["position", "rotation", "scale", "preScale", "postScale"]
+            .iter()
+            .zip(counts(d))
+        {
+            let end = (at + count).min(keys.len());
+            let times: Vec<f32> = keys[at..end]
+                .iter()
+                .map(|k| crate::raw::float_bits(&k["time"]).map_or(0.0, f32::from_bits))
+                .collect();
+            let p = format!("ANI.animations[{di}].{track}");
+            if times.windows(2).any(|w| w[1] < w[0]) {
+                out.push(Finding::error(&p, "key times are not sorted"));
+            }
+            if times.first().is_some_and(|&t| t < 0.0) {
+                out.push(Finding::warning(
+                    &p,
+                    format!("the first key is at {} s: glTF starts at 0", times[0]),
+                ));
+            }
+            at = end;
+        }
+    }
+    if at != keys.len() {
+        out.push(Finding::error(
+            "ANI.keys",
+            format!(
+                "{} keys are not counted by any description",
+                keys.len() - at
+            ),
+        ));
+    }
+    out
+}
