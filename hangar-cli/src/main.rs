@@ -43,6 +43,8 @@ hangar dump part_main-lod0.xmf > part.json             # edit, then:\n  \
 hangar convert part.json part_main-lod0.xmf\n  \
 hangar convert Marine.m3 marine.glb\n  \
 hangar convert hero.m3 --motion hero.m3a hero.glb       # add an .m3a's sequences\n  \
+hangar convert actor.xac --motion walk.xsm --motion smile.xpm actor.glb\n  \
+hangar convert ship_part_folder ship.glb               # parts + their _data.ani states\n  \
 hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel"
 )]
 struct Cli {
@@ -87,8 +89,9 @@ enum Command {
         /// Output extension for folder conversion (glb, gltf, obj, xmf, json).
         #[arg(long, default_value = "glb")]
         to: String,
-        /// An animation file whose clips are added to the glTF output (repeatable), e.g. an M3
-        /// model's .m3a: its sequences are matched to the model's bones by animation id.
+        /// An animation file whose clips are added to the glTF output (repeatable): an M3 model's
+        /// .m3a (sequences matched to bones by animation id), an XAC actor's .xsm (matched to
+        /// nodes by name) or .xpm (matched to morph targets by name).
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
     },

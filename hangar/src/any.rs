@@ -541,9 +541,12 @@ fn convert_inner(
             "M3 is written from an M3 file or its JSON dump; building an M3 from other formats is not supported yet",
         )),
         (Output::Emfx, Document::Emfx(file)) => Ok((emfx::write(file)?, Vec::new())),
+        (Output::Emfx, Document::Scene(scene)) if crate::io::has_ext(output, "xac") => {
+            Ok((emfx::write(&emfx::build::actor(scene)?)?, Vec::new()))
+        }
         (Output::Ani, Document::Ani(file)) => Ok((ani::write(file)?, Vec::new())),
         (Output::Emfx | Output::Ani, _) => Err(Error::unsupported(
-            "XAC, XSM, XPM and .ani are written from the same kind of file or its JSON dump",
+            "XAC is written from glTF or an XAC (or its dump); XSM, XPM and .ani from the same kind of file or its JSON dump",
         )),
         (Output::Xmf, Document::M3(_) | Document::Emfx(_) | Document::Ani(_)) => Err(Error::unsupported(
             "writing XMF from this format is not supported: go through glTF and check the result",

@@ -27,10 +27,6 @@ fn split(stem: &str) -> Option<(String, Piece)> {
         .then(|| (stem[..i].to_string(), Piece::Collision))
 }
 
-fn has_ext(p: &Path, ext: &str) -> bool {
-    p.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
-}
-
 /// Reads the folder's parts and animations into one scene named after the folder.
 pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -52,7 +48,7 @@ pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
     // lod0 first, so every part has its node before its other pieces.
     let mut pieces: Vec<(String, Piece, &PathBuf)> = files
         .iter()
-        .filter(|p| has_ext(p, "xmf"))
+        .filter(|p| crate::io::has_ext(p, "xmf"))
         .filter_map(|p| {
             let stem = p.file_stem()?.to_string_lossy().into_owned();
             split(&stem).map(|(part, piece)| (part, piece, p))
@@ -108,7 +104,7 @@ pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
             format!("{}: no -lodN.xmf or -collision.xmf parts", dir.display()),
         ));
     }
-    for path in files.iter().filter(|p| has_ext(p, "ani")) {
+    for path in files.iter().filter(|p| crate::io::has_ext(p, "ani")) {
         let bytes = crate::io::read_input(path)?;
         let (a, w) = ani::read(&bytes).map_err(|e| e.in_file(path))?;
         warnings.extend(w);

@@ -122,3 +122,8 @@ fn relative(from: &Path, to: &Path) -> Option<String> {
     );
     Some(parts.join("/"))
 }
+
+/// True when `p` ends in `.ext` (any case).
+pub fn has_ext(p: &Path, ext: &str) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}

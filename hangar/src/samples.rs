@@ -88,6 +88,7 @@ pub fn wedge() -> (Mesh, Vec<Material>) {
             },
         ],
         extras: Default::default(),
+        morph_targets: Vec::new(),
     };
     let mat = |n: &str| Material {
         name: n.into(),

@@ -328,6 +328,26 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
                 b.floats(c.values.as_slice().into(), accessor::Type::Vec4, false),
             );
         }
+        // Morph targets: position (with the bounds glTF requires) and normal offsets, shared by the
+        // primitives; names in extras.targetNames, as Blender and three.js read them.
+        let mut targets = Vec::new();
+        for (ti, t) in m.morph_targets.iter().enumerate() {
+            check(&format!("morph_targets[{ti}].positions"), t.positions.len())?;
+            let mut mt = mesh::MorphTarget {
+                positions: Some(b.floats(
+                    t.positions.as_slice().into(),
+                    accessor::Type::Vec3,
+                    true,
+                )),
+                normals: None,
+                tangents: None,
+            };
+            if let (Some(ns), true) = (&t.normals, v.normals.is_some()) {
+                check(&format!("morph_targets[{ti}].normals"), ns.len())?;
+                mt.normals = Some(b.floats(ns.as_slice().into(), accessor::Type::Vec3, false));
+            }
+            targets.push(mt);
+        }
         let mut primitives = Vec::with_capacity(prims.len());
         for p in prims {
             let count = p.indices.len() - p.indices.len() % 3;
@@ -366,15 +386,25 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
                     .filter(|&m| m < scene.materials.len())
                     .map(|m| Index::new(m as u32)),
                 mode: Valid(mesh::Mode::Triangles),
-                targets: None,
+                targets: (!targets.is_empty()).then(|| targets.clone()),
             });
+        }
+        let mut mesh_extras = m.extras.clone();
+        if !m.morph_targets.is_empty() {
+            mesh_extras.insert(
+                "targetNames".into(),
+                j!(m.morph_targets
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect::<Vec<_>>()),
+            );
         }
         let idx = b.root.push(json::Mesh {
             extensions: None,
-            extras: extras(&m.extras),
+            extras: extras(&mesh_extras),
             name: Some(m.name.clone()),
             primitives,
-            weights: None,
+            weights: (!m.morph_targets.is_empty()).then(|| vec![0.0; m.morph_targets.len()]),
         });
         mesh_index.push(Some(idx));
     }
@@ -613,14 +643,24 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
         for (ci, c) in a.channels.iter().enumerate() {
-            let width = if c.property == Property::Rotation {
-                4
-            } else {
-                3
+            let width = match c.property {
+                Property::Rotation => 4,
+                Property::Weights => scene
+                    .nodes
+                    .get(c.node)
+                    .and_then(|n| n.mesh)
+                    .and_then(|m| scene.meshes.get(m))
+                    .map_or(0, |m| m.morph_targets.len()),
+                _ => 3,
             };
             let n = c.times.len();
             let rising = c.times.windows(2).all(|w| w[0] < w[1]);
-            if n == 0 || c.values.len() != n * width || !rising || c.node >= scene.nodes.len() {
+            if n == 0
+                || width == 0
+                || c.values.len() != n * width
+                || !rising
+                || c.node >= scene.nodes.len()
+            {
                 warnings.push(Warning::new(
                     None,
                     format!("animations[{ai}].channels[{ci}]"),
@@ -641,15 +681,16 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                 Some((j!([lo]), j!([hi]))),
                 None,
             );
+            let (count, ty) = match c.property {
+                Property::Weights => (n * width, accessor::Type::Scalar),
+                Property::Rotation => (n, accessor::Type::Vec4),
+                _ => (n, accessor::Type::Vec3),
+            };
             let output = b.accessor(
                 Cow::Borrowed(bytemuck::cast_slice(&c.values)),
-                n,
+                count,
                 accessor::ComponentType::F32,
-                if width == 4 {
-                    accessor::Type::Vec4
-                } else {
-                    accessor::Type::Vec3
-                },
+                ty,
                 None,
                 None,
             );
@@ -673,6 +714,7 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                         Property::Translation => animation::Property::Translation,
                         Property::Rotation => animation::Property::Rotation,
                         Property::Scale => animation::Property::Scale,
+                        Property::Weights => animation::Property::MorphTargetWeights,
                     }),
                 },
                 extensions: None,

@@ -83,6 +83,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         let mut out = Mesh {
             name: mesh.name().unwrap_or("mesh").to_string(),
             extras: extras_map(mesh.extras()),
+            morph_targets: Vec::new(),
             ..Default::default()
         };
         let mut parts: Vec<(Vertices, Vec<u32>, Option<usize>)> = Vec::new();

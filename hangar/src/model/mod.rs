@@ -41,6 +41,8 @@ pub enum Property {
     /// Quaternion x, y, z, w.
     Rotation,
     Scale,
+    /// Morph target weights of the node's mesh: one value a target a key.
+    Weights,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +51,8 @@ pub enum Interpolation {
     Linear,
 }
 
-/// Key times in seconds (strictly increasing) and one value a key (3 floats, or 4 for rotation).
+/// Key times in seconds (strictly increasing) and one value a key (3 floats, 4 for rotation, one a
+/// morph target for weights).
 #[derive(Debug, Clone)]
 pub struct Channel {
     pub node: usize,
@@ -135,7 +138,17 @@ pub struct Mesh {
     pub name: String,
     pub vertices: Vertices,
     pub primitives: Vec<Primitive>,
+    /// Shapes the mesh can blend towards (glTF morph targets).
+    pub morph_targets: Vec<MorphTarget>,
     pub extras: Map<String, Value>,
+}
+
+/// Offsets from the mesh's vertices, one a vertex.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MorphTarget {
+    pub name: String,
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Option<Vec<[f32; 3]>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -246,7 +246,7 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         // X is mirrored into glTF's frame (as for XMF meshes), which turns Y and Z rotations around.
         match property {
             Property::Translation => vec![-v[0], v[1], v[2]],
-            Property::Scale => v.to_vec(),
+            Property::Scale | Property::Weights => v.to_vec(),
             Property::Rotation => Quat::from_euler(EulerRot::XYZ, v[0], -v[1], -v[2])
                 .normalize()
                 .to_array()

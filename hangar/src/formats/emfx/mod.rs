@@ -11,6 +11,7 @@
 //! - [`chunks`]: the layouts.
 //! - [`scene`]: actors to the neutral scene, motions to animations.
 
+pub mod build;
 pub mod check;
 pub mod chunks;
 pub mod scene;

@@ -153,7 +153,7 @@ pub fn to_scene(f: &File, name: &str) -> Result<(Scene, Vec<Warning>)> {
         let skin = f
             .fields_of("skinning")
             .find(|s| int(&s["node"]) == node && (int(&s["isCollision"]) != 0) == collision);
-        let (m, w) = build_mesh(mesh, skin, n, &scene.materials, &path)?;
+        let (m, w) = build_mesh(f.big_endian(), mesh, skin, n, &scene.materials, &path)?;
         warnings.extend(w);
         let node_name = usize::try_from(node)
             .ok()
@@ -180,6 +180,8 @@ pub fn to_scene(f: &File, name: &str) -> Result<(Scene, Vec<Warning>)> {
         }
         scene.nodes.push(mnode);
     }
+
+    morph_targets(f, &mut scene, &mut warnings);
 
     // Mesh LODs: the nested actors, each under its own marked node.
     for (li, lod) in f.fields_of("meshLod").enumerate() {
@@ -235,6 +237,88 @@ fn merge_lod(scene: &mut Scene, sub: Scene, level: i64) {
     }
 }
 
+/// Chunk 0xC: each target's deformations become glTF morph targets on the visual mesh of their node
+/// (offsets decoded as the spec says: position = min + (max - min) * x / 65535, normal = x / 127.5 - 1).
+fn morph_targets(f: &File, scene: &mut Scene, warnings: &mut Vec<Warning>) {
+    let big = f.big_endian();
+    let u16_at = |b: &[u8], i: usize| {
+        let a = [b[i], b[i + 1]];
+        if big {
+            u16::from_be_bytes(a)
+        } else {
+            u16::from_le_bytes(a)
+        }
+    };
+    for (ti, t) in f
+        .fields_of("morphTargets")
+        .flat_map(|c| c["targets"].as_array().into_iter().flatten())
+        .enumerate()
+    {
+        let name = text(&t["name"]);
+        for (di, d) in t["deformations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let path = format!("XAC.morphTargets[{ti}].deformations[{di}]");
+            let node = int(&d["node"]);
+            let Some(mi) = scene.nodes.iter().filter_map(|n| n.mesh).find(|&m| {
+                let x = &scene.meshes[m].extras["xac"];
+                int(&x["node"]) == node && int(&x["isCollision"]) == 0
+            }) else {
+                warnings.push(Warning::new(
+                    None,
+                    &path,
+                    format!("node {node} has no visual mesh: target {name:?} skipped there"),
+                ));
+                continue;
+            };
+            let mesh = &mut scene.meshes[mi];
+            let count = mesh.vertices.len();
+            let (lo, hi) = (f32_of(&d["minValue"]), f32_of(&d["maxValue"]));
+            let pos = blob(&d["positionOffsets"]);
+            let nor = blob(&d["normalOffsets"]);
+            let idx: Vec<usize> = d["vertexIndices"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|i| i.as_u64().unwrap_or(u64::MAX) as usize)
+                .collect();
+            let mut target = crate::model::MorphTarget {
+                name: name.clone(),
+                positions: vec![[0.0; 3]; count],
+                normals: mesh
+                    .vertices
+                    .normals
+                    .as_ref()
+                    .map(|_| vec![[0.0; 3]; count]),
+            };
+            let mut outside = 0;
+            for (k, &v) in idx.iter().enumerate() {
+                if v >= count || pos.len() < (k + 1) * 6 {
+                    outside += 1;
+                    continue;
+                }
+                let p = [0, 1, 2]
+                    .map(|a| lo + (hi - lo) * u16_at(&pos, k * 6 + a * 2) as f32 / 65535.0);
+                target.positions[v] = mirror(p);
+                if let (Some(ns), Some(b)) = (target.normals.as_mut(), nor.get(k * 3..k * 3 + 3)) {
+                    ns[v] = mirror([0, 1, 2].map(|a| b[a] as f32 / 127.5 - 1.0));
+                }
+            }
+            if outside > 0 {
+                warnings.push(Warning::new(
+                    None,
+                    format!("{path}.vertexIndices"),
+                    format!("{outside} offsets name vertices outside the mesh's {count}: skipped"),
+                ));
+            }
+            mesh.morph_targets.push(target);
+        }
+    }
+}
+
 fn materials(f: &File, scene: &mut Scene) {
     let separate_layers: Vec<&Value> = f.fields_of("materialLayer").collect();
     for (i, m) in f.fields_of("material").enumerate() {
@@ -287,12 +371,18 @@ fn blob(v: &Value) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-fn f32s(b: &[u8], width: usize) -> Vec<Vec<f32>> {
+/// Attribute data (kept as stored) as `width` floats a vertex, in the file's byte order.
+fn f32s(b: &[u8], width: usize, big: bool) -> Vec<Vec<f32>> {
     b.chunks_exact(4 * width)
         .map(|c| {
             c.chunks_exact(4)
                 .map(|x| {
-                    let f = f32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+                    let a = [x[0], x[1], x[2], x[3]];
+                    let f = if big {
+                        f32::from_be_bytes(a)
+                    } else {
+                        f32::from_le_bytes(a)
+                    };
                     if f.is_finite() {
                         f
                     } else {
@@ -305,6 +395,7 @@ fn f32s(b: &[u8], width: usize) -> Vec<Vec<f32>> {
 }
 
 fn build_mesh(
+    big: bool,
     mesh: &Value,
     skin: Option<&Value>,
     node_count: usize,
@@ -328,14 +419,14 @@ fn build_mesh(
         }
         match (int(&layer["type"]), size) {
             (0, 12) if v.positions.is_empty() => {
-                v.positions = f32s(&data, 3)
+                v.positions = f32s(&data, 3, big)
                     .into_iter()
                     .map(|p| mirror([p[0], p[1], p[2]]))
                     .collect();
             }
             (1, 12) if v.normals.is_none() => {
                 v.normals = Some(
-                    f32s(&data, 3)
+                    f32s(&data, 3, big)
                         .into_iter()
                         .map(|p| {
                             Vec3::from(mirror([p[0], p[1], p[2]]))
@@ -347,7 +438,7 @@ fn build_mesh(
             }
             (2, 16) if v.tangents.is_none() => {
                 v.tangents = Some(
-                    f32s(&data, 4)
+                    f32s(&data, 4, big)
                         .into_iter()
                         .map(|t| {
                             let d = Vec3::from(mirror([t[0], t[1], t[2]])).normalize_or(Vec3::X);
@@ -356,9 +447,12 @@ fn build_mesh(
                         .collect(),
                 );
             }
-            (3, 8) => v
-                .uvs
-                .push(f32s(&data, 2).into_iter().map(|u| [u[0], u[1]]).collect()),
+            (3, 8) => v.uvs.push(
+                f32s(&data, 2, big)
+                    .into_iter()
+                    .map(|u| [u[0], u[1]])
+                    .collect(),
+            ),
             (4, 4) => v.colors.push(
                 data.chunks_exact(4)
                     .map(|c| [c[0], c[1], c[2], c[3]].map(|x| x as f32 / 255.0))
@@ -367,7 +461,14 @@ fn build_mesh(
             (5, 4) => {
                 original = Some(
                     data.chunks_exact(4)
-                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .map(|c| {
+                            let a = [c[0], c[1], c[2], c[3]];
+                            if big {
+                                u32::from_be_bytes(a)
+                            } else {
+                                u32::from_le_bytes(a)
+                            }
+                        })
                         .collect(),
                 )
             }
@@ -502,6 +603,7 @@ fn build_mesh(
             vertices: v,
             primitives,
             extras,
+            morph_targets: Vec::new(),
         },
         warnings,
     ))
@@ -510,11 +612,14 @@ fn build_mesh(
 /// Adds the animation of a motion file (XSM) to `scene`, bound to nodes by name. Names that do not
 /// resolve are reported.
 pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<Warning>> {
-    if motion.kind != Kind::Xsm {
-        return Err(Error::unsupported(format!(
-            "{label}: {} motions are not supported as --motion yet",
-            motion.kind.name()
-        )));
+    match motion.kind {
+        Kind::Xsm => {}
+        Kind::Xpm => return add_morph_motion(scene, motion, label),
+        Kind::Xac => {
+            return Err(Error::unsupported(format!(
+                "{label}: an actor is not a motion"
+            )))
+        }
     }
     let mut warnings = Vec::new();
     let mut subs: Vec<&Value> = Vec::new();
@@ -522,12 +627,6 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
         subs.extend(c["subMotions"].as_array().into_iter().flatten());
     }
     subs.extend(motion.fields_of("subMotion"));
-    let name = motion
-        .fields_of("metadata")
-        .next()
-        .map(|m| text(&m["motionName"]))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| label.to_string());
     let mut channels = Vec::new();
     let mut missing = Vec::new();
     for s in subs {
@@ -559,7 +658,7 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
                 times.push(0.0);
                 match property {
                     Property::Translation => values.extend(mirror(floats::<3>(&s[pose]))),
-                    Property::Scale => {
+                    Property::Scale | Property::Weights => {
                         values.extend(floats::<3>(&s[pose]).map(|c| if c == 0.0 { 1.0 } else { c }))
                     }
                     Property::Rotation => {
@@ -580,7 +679,7 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
                 times.push(t);
                 match property {
                     Property::Translation => values.extend(mirror(floats::<3>(&k["value"]))),
-                    Property::Scale => values.extend(floats::<3>(&k["value"])),
+                    Property::Scale | Property::Weights => values.extend(floats::<3>(&k["value"])),
                     Property::Rotation => {
                         let q = if q16 {
                             quat16(&k["value"])
@@ -602,14 +701,119 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
             }
         }
     }
-    if !missing.is_empty() {
+    warnings.extend(finish(
+        scene,
+        motion,
+        label,
+        channels,
+        &missing,
+        "sub-motions name no node",
+    ));
+    Ok(warnings)
+}
+
+/// Adds a morph motion (XPM): one weights channel a mesh with morph targets, bound by target name,
+/// keys at every time any of its tracks has one (amount / 65535, linear between keys).
+fn add_morph_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<Warning>> {
+    let mut warnings = Vec::new();
+    let tracks: Vec<(String, Vec<(f32, f32)>)> = motion
+        .fields_of("morphAnimation")
+        .flat_map(|c| c["tracks"].as_array().into_iter().flatten())
+        .map(|t| {
+            let keys = t["keys"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|k| (f32_of(&k["time"]), int(&k["amount"]) as f32 / 65535.0))
+                .filter(|k| k.0.is_finite() && k.0 >= 0.0)
+                .collect();
+            (text(&t["name"]), keys)
+        })
+        .collect();
+    let value_at = |keys: &[(f32, f32)], t: f32| -> f32 {
+        let i = keys.partition_point(|k| k.0 <= t);
+        match (i.checked_sub(1).map(|j| keys[j]), keys.get(i)) {
+            (Some(a), Some(b)) if b.0 > a.0 => a.1 + (b.1 - a.1) * (t - a.0) / (b.0 - a.0),
+            (Some(a), _) => a.1,
+            (None, Some(b)) => b.1,
+            (None, None) => 0.0,
+        }
+    };
+    let mut channels = Vec::new();
+    let mut used = vec![false; tracks.len()];
+    for (ni, n) in scene.nodes.iter().enumerate() {
+        let Some(mesh) = n.mesh.map(|m| &scene.meshes[m]) else {
+            continue;
+        };
+        if mesh.morph_targets.is_empty() {
+            continue;
+        }
+        let mine: Vec<Option<usize>> = mesh
+            .morph_targets
+            .iter()
+            .map(|t| tracks.iter().position(|tr| tr.0 == t.name))
+            .collect();
+        let mut times: Vec<f32> = mine
+            .iter()
+            .flatten()
+            .flat_map(|&i| tracks[i].1.iter().map(|k| k.0))
+            .collect();
+        if times.is_empty() {
+            continue;
+        }
+        times.sort_by(f32::total_cmp);
+        times.dedup();
+        let mut values = Vec::with_capacity(times.len() * mine.len());
+        for &t in &times {
+            for m in &mine {
+                values.push(m.map_or(0.0, |i| value_at(&tracks[i].1, t)));
+            }
+        }
+        mine.iter().flatten().for_each(|&i| used[i] = true);
+        channels.push(Channel {
+            node: ni,
+            property: Property::Weights,
+            interpolation: Interpolation::Linear,
+            times,
+            values,
+        });
+    }
+    let unused: Vec<String> = tracks
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(t, _)| t.0.clone())
+        .collect();
+    warnings.extend(finish(
+        scene,
+        motion,
+        label,
+        channels,
+        &unused,
+        "morph tracks name no morph target",
+    ));
+    Ok(warnings)
+}
+
+/// Reports the names that bound to nothing and adds the motion's animation (named by its metadata)
+/// when it has channels.
+fn finish(
+    scene: &mut Scene,
+    motion: &File,
+    label: &str,
+    channels: Vec<Channel>,
+    unbound: &[String],
+    what: &str,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if !unbound.is_empty() {
         warnings.push(Warning::new(
             None,
             label,
             format!(
-                "{} sub-motions name no node of the actor: {}",
-                missing.len(),
-                missing.join(", ")
+                "{} {what} of the actor: {}",
+                unbound.len(),
+                unbound.join(", ")
             ),
         ));
     }
@@ -617,16 +821,25 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
         warnings.push(Warning::new(
             None,
             label,
-            "the motion moves no node of the actor: no animation added",
+            "the motion moves nothing of the actor: no animation added",
         ));
-        return Ok(warnings);
+        return warnings;
     }
+    let name = motion
+        .fields_of("metadata")
+        .next()
+        .map(|m| text(&m["motionName"]))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| label.to_string());
     let mut extras = Map::new();
-    extras.insert("xsm".into(), json!({ "file": label }));
+    extras.insert(
+        motion.kind.name().to_ascii_lowercase(),
+        json!({ "file": label }),
+    );
     scene.animations.push(Animation {
         name,
         channels,
         extras,
     });
-    Ok(warnings)
+    warnings
 }

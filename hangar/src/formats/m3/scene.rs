@@ -688,6 +688,7 @@ fn meshes(
             vertices: v,
             primitives: vec![Primitive { indices, material }],
             extras,
+            morph_targets: Vec::new(),
         });
         let mut node = Node::new(mesh_name);
         node.mesh = Some(scene.meshes.len() - 1);

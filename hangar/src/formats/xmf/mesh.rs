@@ -584,6 +584,7 @@ pub fn to_mesh(x: &Xmf<'_>, name: &str) -> Result<(Mesh, Vec<String>, Vec<Warnin
             vertices: v,
             primitives,
             extras,
+            morph_targets: Vec::new(),
         },
         material_names,
         warnings,

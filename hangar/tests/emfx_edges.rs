@@ -1,0 +1,334 @@
+//! An actor no corpus has, written by hangar's XAC writer: a two-bone skinned strip with a morph
+//! target, plus an XSM that bends the second bone and an XPM that drives the morph. Converted to
+//! glTF together, a posed vertex is checked against a hand computation.
+
+mod common;
+
+use glam::{Mat4, Quat, Vec3};
+use hangar::any;
+use hangar::formats::emfx;
+use hangar::model::{
+    Material, Mesh, MorphTarget, Node, Primitive, Scene, Skin, Textures, Vertices,
+};
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Root at the origin, `arm` at x = 1; a strip from x = 0 to 2 (two vertices a column), the left
+/// column on `root`, the middle shared half and half, the right on `arm`; morph `bulge` lifts the
+/// top right vertex by 0.5 in y.
+fn strip() -> Scene {
+    let mut root = Node::new("root");
+    root.parent = None;
+    let mut arm = Node::new("arm");
+    arm.parent = Some(0);
+    arm.translation = Vec3::new(1.0, 0.0, 0.0);
+    let mut bar = Node::new("bar");
+    bar.mesh = Some(0);
+    bar.skin = Some(0);
+    let positions: Vec<[f32; 3]> = (0..6)
+        .map(|i| [(i / 2) as f32, 0.2 * (i % 2) as f32, 0.0])
+        .collect();
+    let joints = vec![
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [0, 1, 0, 0],
+        [0, 1, 0, 0],
+        [1, 0, 0, 0],
+        [1, 0, 0, 0],
+    ];
+    let weights = vec![
+        [1.0, 0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.5, 0.5, 0.0, 0.0],
+        [0.5, 0.5, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0, 0.0],
+    ];
+    let mut bulge = vec![[0.0; 3]; 6];
+    bulge[5] = [0.0, 0.5, 0.0];
+    let mesh = Mesh {
+        name: "bar".into(),
+        vertices: Vertices {
+            positions,
+            normals: Some(vec![[0.0, 0.0, 1.0]; 6]),
+            uvs: vec![(0..6)
+                .map(|i| [(i / 2) as f32 / 2.0, (i % 2) as f32])
+                .collect()],
+            joints: Some(joints),
+            weights: Some(weights),
+            ..Default::default()
+        },
+        primitives: vec![Primitive {
+            indices: vec![0, 2, 1, 1, 2, 3, 2, 4, 3, 3, 4, 5],
+            material: Some(0),
+        }],
+        morph_targets: vec![MorphTarget {
+            name: "bulge".into(),
+            positions: bulge,
+            normals: None,
+        }],
+        extras: Default::default(),
+    };
+    Scene {
+        name: "strip".into(),
+        nodes: vec![root, arm, bar],
+        meshes: vec![mesh],
+        materials: vec![Material {
+            name: "strip_mat".into(),
+            textures: Textures {
+                base_color: Some("strip_diffuse".into()),
+                ..Default::default()
+            },
+            extras: Default::default(),
+        }],
+        skins: vec![Skin {
+            name: "skeleton".into(),
+            joints: vec![0, 1],
+            inverse_bind: vec![
+                Mat4::IDENTITY.to_cols_array(),
+                Mat4::from_translation(Vec3::new(-1.0, 0.0, 0.0)).to_cols_array(),
+            ],
+        }],
+        ..Default::default()
+    }
+}
+
+fn file_bytes(v: Value) -> Vec<u8> {
+    emfx::write(&emfx::from_json(&v).unwrap()).unwrap()
+}
+
+/// `arm` turns 90 degrees about +Z (glTF frame) from t = 0 to 1; in the file X is mirrored, so the
+/// quaternion is (x, -y, -z, w) and the pose position is x = -1.
+fn wave_xsm() -> Vec<u8> {
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let q = |v: [f32; 4]| json!(v);
+    file_bytes(json!({
+        "kind": "XSM", "header": [1, 0, 0, 0],
+        "chunks": [
+            { "id": "0xc9", "version": 2, "fields": {
+                "unused": 1.0, "maxError": 0, "fps": 30, "exporterMajor": 1, "exporterMinor": 0,
+                "pad": "AAA=", "sourceApp": "test", "originalFile": "", "exportDate": "", "motionName": "wave" } },
+            { "id": "0xca", "version": 1, "fields": { "numSubMotions": 1, "subMotions": [{
+                "poseRotation": q([0.0, 0.0, 0.0, 1.0]), "bindPoseRotation": q([0.0, 0.0, 0.0, 1.0]),
+                "poseScaleRotation": q([0.0, 0.0, 0.0, 1.0]), "bindPoseScaleRotation": q([0.0, 0.0, 0.0, 1.0]),
+                "posePosition": [-1.0, 0.0, 0.0], "poseScale": [1.0, 1.0, 1.0],
+                "bindPosePosition": [-1.0, 0.0, 0.0], "bindPoseScale": [1.0, 1.0, 1.0],
+                "numPositionKeys": 0, "numRotationKeys": 2, "numScaleKeys": 0, "numScaleRotationKeys": 0,
+                "maxError": 0, "name": "arm",
+                "positionKeys": [],
+                "rotationKeys": [
+                    { "value": q([0.0, 0.0, 0.0, 1.0]), "time": 0 },
+                    { "value": q([0.0, 0.0, -s, s]), "time": 1.0 }
+                ],
+                "scaleKeys": [], "scaleRotationKeys": [] }] } }
+        ]
+    }))
+}
+
+/// `bulge` from 0 at t = 0 to 1 (65535) at t = 1.
+fn smile_xpm() -> Vec<u8> {
+    file_bytes(json!({
+        "kind": "XPM", "header": [1, 0, 0, 0],
+        "chunks": [
+            { "id": "0x65", "version": 1, "fields": {
+                "fps": 30, "exporterMajor": 1, "exporterMinor": 0, "pad": "AAA=",
+                "sourceApp": "test", "originalFile": "", "exportDate": "", "motionName": "smile" } },
+            { "id": "0x66", "version": 1, "fields": { "numTracks": 1, "tracks": [{
+                "poseWeight": 0, "minWeight": 0, "maxWeight": 1.0, "phonemes": 0, "numKeys": 2, "name": "bulge",
+                "keys": [ { "time": 0, "amount": 0, "pad": "AAA=" }, { "time": 1.0, "amount": 65535, "pad": "AAA=" } ] }] } }
+        ]
+    }))
+}
+
+/// Samples a channel at `t` (linear; rotations by slerp).
+fn sample(times: &[f32], values: &[Vec<f32>], t: f32, rotation: bool) -> Vec<f32> {
+    let i = times.partition_point(|&x| x <= t);
+    if i == 0 {
+        return values[0].clone();
+    }
+    if i >= times.len() {
+        return values[times.len() - 1].clone();
+    }
+    let (a, b) = (&values[i - 1], &values[i]);
+    let f = (t - times[i - 1]) / (times[i] - times[i - 1]);
+    if rotation {
+        let q = Quat::from_slice(a).slerp(Quat::from_slice(b), f);
+        return q.to_array().to_vec();
+    }
+    a.iter().zip(b).map(|(x, y)| x + (y - x) * f).collect()
+}
+
+/// The skinned, morphed position of the vertex at `base` (glTF file) at time `t`.
+fn posed(glb: &[u8], base: [f32; 3], t: f32) -> Vec3 {
+    let (doc, blob) = common::load_glb(glb);
+    let nodes: Vec<_> = doc.nodes().collect();
+    let mut trs: Vec<(Vec3, Quat, Vec3)> = nodes
+        .iter()
+        .map(|n| {
+            let (p, r, s) = n.transform().decomposed();
+            (Vec3::from(p), Quat::from_array(r), Vec3::from(s))
+        })
+        .collect();
+    let mut weights = Vec::new();
+    for a in doc.animations() {
+        for c in a.channels() {
+            let r = c.reader(|_| Some(&blob));
+            let times: Vec<f32> = r.read_inputs().unwrap().collect();
+            let node = c.target().node().index();
+            use gltf::animation::util::ReadOutputs;
+            match r.read_outputs().unwrap() {
+                ReadOutputs::Rotations(q) => {
+                    let v: Vec<Vec<f32>> = q.into_f32().map(|x| x.to_vec()).collect();
+                    trs[node].1 = Quat::from_slice(&sample(&times, &v, t, true));
+                }
+                ReadOutputs::Translations(p) => {
+                    let v: Vec<Vec<f32>> = p.map(|x| x.to_vec()).collect();
+                    trs[node].0 = Vec3::from_slice(&sample(&times, &v, t, false));
+                }
+                ReadOutputs::Scales(p) => {
+                    let v: Vec<Vec<f32>> = p.map(|x| x.to_vec()).collect();
+                    trs[node].2 = Vec3::from_slice(&sample(&times, &v, t, false));
+                }
+                ReadOutputs::MorphTargetWeights(w) => {
+                    let flat: Vec<f32> = w.into_f32().collect();
+                    let per = flat.len() / times.len();
+                    let v: Vec<Vec<f32>> = flat.chunks(per).map(|c| c.to_vec()).collect();
+                    weights = sample(&times, &v, t, false);
+                }
+            }
+        }
+    }
+    let parent = |i: usize| {
+        nodes
+            .iter()
+            .position(|n| n.children().any(|c| c.index() == i))
+    };
+    let world = |mut i: usize| {
+        let mut m = Mat4::from_scale_rotation_translation(trs[i].2, trs[i].1, trs[i].0);
+        while let Some(p) = parent(i) {
+            m = Mat4::from_scale_rotation_translation(trs[p].2, trs[p].1, trs[p].0) * m;
+            i = p;
+        }
+        m
+    };
+    let skin = doc.skins().next().unwrap();
+    let ibm: Vec<Mat4> = skin
+        .reader(|_| Some(&blob))
+        .read_inverse_bind_matrices()
+        .unwrap()
+        .map(|m| Mat4::from_cols_array_2d(&m))
+        .collect();
+    let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let r = prim.reader(|_| Some(&blob));
+    let pos: Vec<[f32; 3]> = r.read_positions().unwrap().collect();
+    let v = pos
+        .iter()
+        .position(|p| Vec3::from(*p).distance(Vec3::from(base)) < 1e-5)
+        .expect("the vertex");
+    let js: Vec<[u16; 4]> = r.read_joints(0).unwrap().into_u16().collect();
+    let ws: Vec<[f32; 4]> = r.read_weights(0).unwrap().into_f32().collect();
+    let mut p = Vec3::from(pos[v]);
+    for (k, mut targets) in r.read_morph_targets().enumerate() {
+        let d: Vec<[f32; 3]> = targets.0.take().unwrap().collect();
+        p += Vec3::from(d[v]) * weights.get(k).copied().unwrap_or(0.0);
+    }
+    (0..4)
+        .map(|k| {
+            (world(joints[js[v][k] as usize]) * ibm[js[v][k] as usize]).transform_point3(p)
+                * ws[v][k]
+        })
+        .sum()
+}
+
+#[test]
+fn a_written_actor_with_a_motion_and_a_morph_motion_poses_as_computed_by_hand() {
+    let xac = emfx::write(&emfx::build::actor(&strip()).unwrap()).unwrap();
+    let (file, warnings) = emfx::read(&xac).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let names: Vec<&str> = file.chunks.iter().map(|c| c.name(file.kind)).collect();
+    assert_eq!(
+        names,
+        [
+            "metadata",
+            "nodes",
+            "materialTotals",
+            "material",
+            "mesh",
+            "skinning",
+            "morphTargets"
+        ]
+    );
+    // Reading back gives the scene: 6 vertices, 4 triangles, the skin and the morph target.
+    let (scene, _) = emfx::scene::to_scene(&file, "strip").unwrap();
+    assert_eq!(scene.meshes[0].vertices.len(), 6);
+    assert_eq!(scene.meshes[0].triangle_count(), 4);
+    assert_eq!(scene.meshes[0].morph_targets[0].name, "bulge");
+    assert!(hangar::formats::emfx::check::check(&file).is_empty());
+
+    let xsm = wave_xsm();
+    let xpm = smile_xpm();
+    let a = any::open(&xac, Path::new("strip.xac")).unwrap();
+    let m1 = any::open(&xsm, Path::new("wave.xsm")).unwrap();
+    let m2 = any::open(&xpm, Path::new("smile.xpm")).unwrap();
+    let dest = common::gltf_out("emfx_edges").join("strip.glb");
+    let (glb, _) = any::convert_with(
+        &a,
+        Path::new("strip.xac"),
+        &dest,
+        &[("wave.xsm".into(), &m1), ("smile.xpm".into(), &m2)],
+    )
+    .unwrap();
+    std::fs::write(&dest, &glb).unwrap();
+    let (doc, _) = common::load_glb(&glb);
+    let anims: Vec<&str> = doc.animations().map(|x| x.name().unwrap()).collect();
+    assert_eq!(anims, ["wave", "smile"]);
+    assert_eq!(doc.meshes().next().unwrap().weights(), Some(&[0.0][..]));
+
+    // At rest: where it was built.
+    let top_right = [2.0, 0.2, 0.0];
+    assert!(posed(&glb, top_right, 0.0).distance(Vec3::new(2.0, 0.2, 0.0)) < 1e-4);
+    // t = 1: bulge 1 -> (2, 0.7); about the arm at (1, 0), turned 90 degrees: (1 - 0.7, 0 + 1).
+    let p = posed(&glb, top_right, 1.0);
+    assert!(p.distance(Vec3::new(0.3, 1.0, 0.0)) < 1e-3, "{p}");
+    // t = 0.5: bulge 0.5 -> (2, 0.45); (1, 0.45) turned 45 degrees: (0.55, 1.45) / sqrt 2, plus (1, 0).
+    let p = posed(&glb, top_right, 0.5);
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    assert!(
+        p.distance(Vec3::new(1.0 + 0.55 * h, 1.45 * h, 0.0)) < 1e-3,
+        "{p}"
+    );
+    // The middle vertex follows both bones half and half: (1, 0) stays at the arm's pivot.
+    assert!(posed(&glb, [1.0, 0.0, 0.0], 1.0).distance(Vec3::new(1.0, 0.0, 0.0)) < 1e-4);
+}
+
+/// No real XPM exists: hangar's own one reads back field for field and rewrites byte for byte,
+/// also through its JSON dump.
+#[test]
+fn an_xpm_rewrites_exactly_and_through_json() {
+    let bytes = smile_xpm();
+    let o = any::open(&bytes, Path::new("smile.xpm")).unwrap();
+    assert!(o.warnings.is_empty());
+    let info = o.document.info(o.format, &o.warnings);
+    assert_eq!(info.details["motion_name"], "smile");
+    let (again, _) = any::convert(&o, Path::new("smile.xpm"), Path::new("o.xpm")).unwrap();
+    assert_eq!(again, bytes);
+    let dump = o.document.dump().unwrap();
+    let back = any::open(dump.as_bytes(), Path::new("d.json")).unwrap();
+    let (from_json, _) = any::convert(&back, Path::new("d.json"), Path::new("o.xpm")).unwrap();
+    assert_eq!(from_json, bytes);
+    // 8-byte header, two chunk headers, metadata (8, then "test", "", "" and "smile" each after an
+    // i32 length), one track (20 + "bulge") of two 8-byte keys.
+    assert_eq!(
+        bytes.len(),
+        8 + 12 + (8 + 4 * 4 + 4 + 5) + 12 + (4 + 20 + 4 + 5 + 2 * 8)
+    );
+}
+
+#[test]
+fn the_xac_writer_refuses_a_scene_without_nodes() {
+    let mut s = strip();
+    s.nodes.truncate(0);
+    let err = emfx::build::actor(&s).unwrap_err();
+    assert_eq!(err.path, "XAC.nodes");
+}
