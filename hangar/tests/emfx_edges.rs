@@ -326,9 +326,24 @@ fn an_xpm_rewrites_exactly_and_through_json() {
 }
 
 #[test]
-fn the_xac_writer_refuses_a_scene_without_nodes() {
+fn the_xac_writer_refuses_an_empty_scene_and_roots_a_static_one() {
     let mut s = strip();
-    s.nodes.truncate(0);
+    s.nodes.clear();
     let err = emfx::build::actor(&s).unwrap_err();
     assert_eq!(err.path, "XAC.nodes");
+    // The shipped wedge: one mesh node, no bones -> a root node named after the scene.
+    let wedge = hangar::samples::wedge_scene();
+    let file = emfx::build::actor(&wedge).unwrap();
+    let (back, _) = emfx::scene::to_scene(&file, "wedge").unwrap();
+    assert_eq!(back.nodes[0].name, "wedge");
+    let mesh_node = back.nodes.iter().find(|n| n.mesh.is_some()).unwrap();
+    assert_eq!(mesh_node.parent, Some(0));
+    assert_eq!(
+        back.meshes[0].vertices.len(),
+        wedge.meshes[0].vertices.len()
+    );
+    assert_eq!(
+        back.meshes[0].triangle_count(),
+        wedge.meshes[0].triangle_count()
+    );
 }

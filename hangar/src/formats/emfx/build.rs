@@ -47,15 +47,27 @@ fn chunk(id: u32, version: u32, fields: Value) -> Chunk {
 
 /// The actor file of `scene`.
 pub fn actor(scene: &Scene) -> Result<File> {
+    if scene.nodes.iter().all(|n| n.mesh.is_some()) {
+        if scene.nodes.is_empty() {
+            return Err(Error::refused(
+                "XAC.nodes",
+                "the scene has no node to write",
+            ));
+        }
+        // Only mesh nodes (a static model): they hang on one root node.
+        let mut s = scene.clone();
+        s.nodes
+            .iter_mut()
+            .for_each(|n| n.parent = Some(n.parent.map_or(0, |p| p + 1)));
+        s.nodes.insert(0, crate::model::Node::new(&scene.name));
+        s.skins
+            .iter_mut()
+            .for_each(|k| k.joints.iter_mut().for_each(|j| *j += 1));
+        return actor(&s);
+    }
     let bones: Vec<usize> = (0..scene.nodes.len())
         .filter(|&i| scene.nodes[i].mesh.is_none())
         .collect();
-    if bones.is_empty() {
-        return Err(Error::refused(
-            "XAC.nodes",
-            "an actor needs at least one node without a mesh",
-        ));
-    }
     let index_of = |n: usize| bones.iter().position(|&b| b == n);
     let mut chunks = vec![chunk(
         0x7,
