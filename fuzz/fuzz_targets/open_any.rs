@@ -1,0 +1,33 @@
+//! Any bytes, under every name hangar recognises: open, describe, check, dump, and convert to glTF
+//! and back to the file's own format. Nothing may panic; errors are fine.
+#![no_main]
+
+use hangar::any;
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+
+const NAMES: [&str; 8] = [
+    "f.xmf",
+    "f-collision.xmf",
+    "f.m3",
+    "f.xac",
+    "f.xsm",
+    "f.xpm",
+    "f_data.ani",
+    "f.json",
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, bytes)) = data.split_first() else {
+        return;
+    };
+    let path = Path::new(NAMES[pick as usize % NAMES.len()]);
+    let Ok(opened) = any::open(bytes, path) else {
+        return;
+    };
+    let _ = opened.document.info(opened.format, &opened.warnings);
+    let _ = opened.document.validate();
+    let _ = opened.document.dump();
+    let _ = any::convert(&opened, path, Path::new("out.glb"));
+    let _ = any::convert(&opened, path, path);
+});
