@@ -347,3 +347,39 @@ fn the_xac_writer_refuses_an_empty_scene_and_roots_a_static_one() {
         wedge.meshes[0].triangle_count()
     );
 }
+
+/// A texture the material names, found beside the model, is linked from the glTF by a relative
+/// path, and reading that glTF back gives the path again.
+#[test]
+fn textures_found_on_disk_are_linked_and_read_back() {
+    use base64::Engine;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("textures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+        .unwrap();
+    std::fs::write(dir.join("strip_diffuse.png"), png).unwrap();
+    let xac_path = dir.join("strip.xac");
+    let xac = emfx::write(&emfx::build::actor(&strip()).unwrap()).unwrap();
+    let opened = any::open(&xac, &xac_path).unwrap();
+    let dest = common::gltf_out("emfx_textures").join("strip.glb");
+    let (glb, warnings) = any::convert(&opened, &xac_path, &dest).unwrap();
+    assert!(
+        warnings.iter().all(|w| !w.message.contains("not found")),
+        "{warnings:?}"
+    );
+    std::fs::write(&dest, &glb).unwrap();
+    let (doc, _) = common::load_glb(&glb);
+    let image = doc.images().next().unwrap();
+    let gltf::image::Source::Uri { uri, .. } = image.source() else {
+        panic!()
+    };
+    assert!(
+        uri.ends_with("/textures/strip_diffuse.png") && uri.starts_with("../"),
+        "{uri}"
+    );
+    assert!(dest.parent().unwrap().join(uri).is_file());
+    let back = any::open(&glb, &dest).unwrap();
+    let (scene, _) = back.document.to_scene("strip").unwrap();
+    assert_eq!(scene.materials[0].textures.base_color.as_deref(), Some(uri));
+}

@@ -73,10 +73,25 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             .name()
             .map(str::to_string)
             .unwrap_or_else(|| format!("material_{}", m.index().unwrap_or(0)));
+        // Texture files by their URI (decoded back to a path); embedded images have none.
+        let uri = |t: ::gltf::Texture<'_>| match t.source().source() {
+            ::gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
+                Some(percent_decode(uri))
+            }
+            ::gltf::image::Source::Uri { .. } => None,
+            ::gltf::image::Source::View { .. } => None,
+        };
         scene.materials.push(model::Material {
             name,
+            textures: model::Textures {
+                base_color: m
+                    .pbr_metallic_roughness()
+                    .base_color_texture()
+                    .and_then(|t| uri(t.texture())),
+                normal: m.normal_texture().and_then(|t| uri(t.texture())),
+                emissive: m.emissive_texture().and_then(|t| uri(t.texture())),
+            },
             extras: extras_map(m.extras()),
-            ..Default::default()
         });
     }
     for mesh in doc.meshes() {
@@ -282,4 +297,28 @@ fn merge_primitives(
             material,
         });
     }
+}
+
+/// `%20` and friends back to bytes (a URI reference back to a file path).
+fn percent_decode(uri: &str) -> String {
+    let b = uri.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (b[i], hex) {
+            (b'%', Some(v)) => {
+                out.push(v);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -409,7 +409,7 @@ fn build_mesh(
     for (li, layer) in mesh["layers"].as_array().into_iter().flatten().enumerate() {
         let size = int(&layer["attribSize"]) as usize;
         let data = blob(&layer["data"]);
-        if size == 0 || data.len() != count * size {
+        if size == 0 || count.checked_mul(size) != Some(data.len()) {
             warnings.push(Warning::new(
                 None,
                 format!("{path}.layers[{li}]"),
