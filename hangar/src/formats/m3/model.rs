@@ -5,6 +5,30 @@ use super::table::{Entry, Reference};
 use super::{Section, Tag, M3};
 use crate::error::{Error, ErrorKind, Result};
 
+/// A structure path for error messages, built only when an error needs it: a `&str`, or a closure
+/// that formats one (hot loops pass closures so the happy path formats nothing).
+pub trait Place: Copy {
+    fn place(self) -> String;
+}
+
+impl Place for &str {
+    fn place(self) -> String {
+        self.to_string()
+    }
+}
+
+impl Place for &String {
+    fn place(self) -> String {
+        self.clone()
+    }
+}
+
+impl<F: Fn() -> String + Copy> Place for F {
+    fn place(self) -> String {
+        self()
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct Model<'m, 'a> {
     pub m3: &'m M3<'a>,
@@ -31,14 +55,19 @@ impl<'m, 'a> Model<'m, 'a> {
     }
 
     /// The section `r` points at, checked: index in range, tag as expected, entries within the count.
-    pub fn section(&self, r: Reference, want: &str, path: &str) -> Result<Option<&'m Section<'a>>> {
+    pub fn section(
+        &self,
+        r: Reference,
+        want: &str,
+        path: impl Place,
+    ) -> Result<Option<&'m Section<'a>>> {
         if r.is_null() {
             return Ok(None);
         }
         let s = self.m3.sections.get(r.index as usize).ok_or_else(|| {
             Error::invalid(
                 r.at,
-                path,
+                path.place(),
                 format!(
                     "reference to section {} of {}",
                     r.index,
@@ -49,7 +78,7 @@ impl<'m, 'a> Model<'m, 'a> {
         if s.tag != Tag::from_name(want) {
             return Err(Error::invalid(
                 r.at,
-                path,
+                path.place(),
                 format!(
                     "reference to section {} is {:?}, expected {want}",
                     r.index, s.tag
@@ -59,7 +88,7 @@ impl<'m, 'a> Model<'m, 'a> {
         if r.entries > s.count {
             return Err(Error::invalid(
                 r.at,
-                path,
+                path.place(),
                 format!(
                     "reference wants {} entries of {want} but section {} has {}",
                     r.entries, r.index, s.count
@@ -70,7 +99,7 @@ impl<'m, 'a> Model<'m, 'a> {
     }
 
     /// The entries `r` points at; a section hangar keeps raw is an error naming why.
-    pub fn entries(&self, r: Reference, want: &str, path: &str) -> Result<Vec<Entry<'m>>> {
+    pub fn entries(&self, r: Reference, want: &str, path: impl Place) -> Result<Vec<Entry<'m>>> {
         let Some(s) = self.section(r, want, path)? else {
             return Ok(Vec::new());
         };
@@ -83,21 +112,21 @@ impl<'m, 'a> Model<'m, 'a> {
     }
 
     /// Entry `k` of the entries `r` points at.
-    pub fn entry(&self, r: Reference, k: usize, want: &str, path: &str) -> Result<Entry<'m>> {
+    pub fn entry(&self, r: Reference, k: usize, want: &str, path: impl Place) -> Result<Entry<'m>> {
         let s = self.section(r, want, path)?;
         s.filter(|_| k < r.entries as usize)
             .and_then(|s| s.entry(k, self.small()))
             .ok_or_else(|| {
                 Error::invalid(
                     r.at,
-                    format!("{path}[{k}]"),
+                    format!("{}[{k}]", path.place()),
                     format!("entry {k} of {} {want} (or kept as raw bytes)", r.entries),
                 )
             })
     }
 
     /// The bytes of a plain value section (`U16_`, `I32_`, `VEC3`...).
-    pub fn values(&self, r: Reference, want: &str, path: &str) -> Result<&'m [u8]> {
+    pub fn values(&self, r: Reference, want: &str, path: impl Place) -> Result<&'m [u8]> {
         let Some(s) = self.section(r, want, path)? else {
             return Ok(&[]);
         };
@@ -105,7 +134,7 @@ impl<'m, 'a> Model<'m, 'a> {
         Ok(&s.data[..r.entries as usize * size])
     }
 
-    pub fn text(&self, r: Reference, path: &str) -> Result<String> {
+    pub fn text(&self, r: Reference, path: impl Place) -> Result<String> {
         let b = self.values(r, "CHAR", path)?;
         let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
         Ok(String::from_utf8_lossy(&b[..end]).into_owned())
@@ -116,7 +145,7 @@ impl<'m, 'a> Model<'m, 'a> {
         &self,
         r: Reference,
         want: &str,
-        path: &str,
+        path: impl Place,
         f: fn([u8; N]) -> T,
     ) -> Result<Vec<T>> {
         Ok(self
@@ -126,24 +155,23 @@ impl<'m, 'a> Model<'m, 'a> {
             .collect())
     }
 
-    pub fn u16s(&self, r: Reference, path: &str) -> Result<Vec<u16>> {
+    pub fn u16s(&self, r: Reference, path: impl Place) -> Result<Vec<u16>> {
         self.decode(r, "U16_", path, u16::from_le_bytes)
     }
 
-    pub fn u32s(&self, r: Reference, path: &str) -> Result<Vec<u32>> {
+    pub fn u32s(&self, r: Reference, path: impl Place) -> Result<Vec<u32>> {
         self.decode(r, "U32_", path, u32::from_le_bytes)
     }
 
-    pub fn i32s(&self, r: Reference, path: &str) -> Result<Vec<i32>> {
+    pub fn i32s(&self, r: Reference, path: impl Place) -> Result<Vec<i32>> {
         self.decode(r, "I32_", path, i32::from_le_bytes)
     }
 
     /// `entry.name` as a reference to a `U32_` section, read.
-    pub fn field_u32s(&self, e: &Entry<'m>, name: &str, path: &str) -> Result<Vec<u32>> {
-        self.u32s(
-            e.reference(name).unwrap_or_default(),
-            &format!("{path}.{name}"),
-        )
+    pub fn field_u32s(&self, e: &Entry<'m>, name: &str, path: impl Place) -> Result<Vec<u32>> {
+        self.u32s(e.reference(name).unwrap_or_default(), || {
+            format!("{}.{name}", path.place())
+        })
     }
 
     /// `entry.name` as a reference to `want`, followed.
@@ -152,30 +180,27 @@ impl<'m, 'a> Model<'m, 'a> {
         e: &Entry<'m>,
         name: &str,
         want: &str,
-        path: &str,
+        path: impl Place,
     ) -> Result<Vec<Entry<'m>>> {
-        self.entries(
-            e.reference(name).unwrap_or_default(),
-            want,
-            &format!("{path}.{name}"),
-        )
+        self.entries(e.reference(name).unwrap_or_default(), want, || {
+            format!("{}.{name}", path.place())
+        })
     }
 
     /// `entry.name` as a reference to text.
-    pub fn name_of(&self, e: &Entry<'m>, name: &str, path: &str) -> String {
-        self.text(
-            e.reference(name).unwrap_or_default(),
-            &format!("{path}.{name}"),
-        )
+    pub fn name_of(&self, e: &Entry<'m>, name: &str, path: impl Place) -> String {
+        self.text(e.reference(name).unwrap_or_default(), || {
+            format!("{}.{name}", path.place())
+        })
         .unwrap_or_default()
     }
 }
 
-fn raw_section(s: &Section<'_>, want: &str, path: &str) -> Error {
+fn raw_section(s: &Section<'_>, want: &str, path: impl Place) -> Error {
     Error::new(
         ErrorKind::Unsupported,
         Some(s.offset),
-        path,
+        path.place(),
         format!(
             "{want} v{} is kept as raw bytes (see the warnings), so it cannot be interpreted",
             s.version

@@ -836,11 +836,10 @@ impl<'m, 'a> Tracks<'m, 'a> {
                 continue;
             };
             let (ty, block) = ((r >> 16) as usize, (r & 0xffff) as usize);
-            let path = format!("MODL.stc[{si}]");
             let Some(&(field, tag)) = SD_FIELDS.get(ty) else {
                 return Err(Error::invalid(
                     self.stcs[si].offset_of("animRefs"),
-                    format!("{path}.animRefs"),
+                    format!("MODL.stc[{si}].animRefs"),
                     format!("sequence data type {ty} does not exist"),
                 ));
             };
@@ -852,16 +851,17 @@ impl<'m, 'a> Tracks<'m, 'a> {
             let sd = self.stcs[si].reference(field).unwrap_or_default();
             let b = self
                 .model
-                .entry(sd, block, tag, &format!("{path}.{field}"))?;
-            let bpath = format!("{path}.{field}[{block}]");
-            let frames = self.model.i32s(
-                b.reference("frames").unwrap_or_default(),
-                &format!("{bpath}.frames"),
-            )?;
-            let vref = b.reference("values").unwrap_or_default();
-            let values = self
+                .entry(sd, block, tag, || format!("MODL.stc[{si}].{field}"))?;
+            // Paths are formatted only when an error needs one: this runs once a track.
+            let frames = self
                 .model
-                .values(vref, value_tag, &format!("{bpath}.values"))?;
+                .i32s(b.reference("frames").unwrap_or_default(), || {
+                    format!("MODL.stc[{si}].{field}[{block}].frames")
+                })?;
+            let vref = b.reference("values").unwrap_or_default();
+            let values = self.model.values(vref, value_tag, || {
+                format!("MODL.stc[{si}].{field}[{block}].values")
+            })?;
             return Ok(Some(Track {
                 frames,
                 values,
