@@ -26,6 +26,20 @@ fn table_sizes_match_the_listed_sizes() {
         }
     }
     assert!(checked > 100, "only {checked} layouts");
+    // Field names are unique in every layout (they are the keys of the JSON dump).
+    for l in table().all() {
+        let mut names: Vec<&str> = l.slots.iter().map(|s| s.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(
+            before,
+            names.len(),
+            "{:?} v{} repeats a field name",
+            l.tag,
+            l.version
+        );
+    }
     // Every MODL version from 20 to 30 that exists.
     let modl = m3::Tag::from_name("MODL");
     let sizes: Vec<(u32, usize)> = [20, 21, 23, 24, 25, 26, 28, 29, 30]
