@@ -257,3 +257,35 @@ fn m3_info_and_motion_from_the_command_line() {
         "{err}"
     );
 }
+
+/// `hangar convert FOLDER out.glb` on a component folder (parts and their _data.ani) writes one
+/// animated scene (skipped without HANGAR_CORPUS).
+#[test]
+fn a_component_folder_converts_to_one_glb() {
+    let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
+        eprintln!("skipped: HANGAR_CORPUS is not set");
+        return;
+    };
+    let x4 = Path::new(&root).join("x4");
+    let d = tmp("component");
+    let part = d.join("superyard");
+    std::fs::create_dir_all(&part).unwrap();
+    for n in [
+        "Cgettys__anim_to_ring-lod0.xmf",
+        "Cgettys__anim_to_ring-collision.xmf",
+        "Cgettys__struct_bt_ut_omicron_superyard_data.ani",
+    ] {
+        std::fs::copy(x4.join(n), part.join(n)).unwrap();
+    }
+    let out = d.join("superyard.glb");
+    let (code, _, err) = hangar(&["convert", part.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let g = gltf::Gltf::open(&out).unwrap();
+    assert_eq!(
+        g.animations()
+            .map(|a| a.name().unwrap().to_string())
+            .collect::<Vec<_>>(),
+        ["loop"]
+    );
+    assert_eq!(g.meshes().count(), 2);
+}

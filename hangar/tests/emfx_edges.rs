@@ -383,3 +383,32 @@ fn textures_found_on_disk_are_linked_and_read_back() {
     let (scene, _) = back.document.to_scene("strip").unwrap();
     assert_eq!(scene.materials[0].textures.base_color.as_deref(), Some(uri));
 }
+
+/// A node marked collision is written as the collision mesh of its node and read back marked.
+#[test]
+fn a_collision_node_is_written_as_a_collision_mesh() {
+    let mut s = strip();
+    let mut col = s.nodes[2].clone();
+    col.name = "bar collision".into();
+    col.role = hangar::model::Role::Collision;
+    col.skin = None;
+    col.parent = Some(0);
+    s.nodes.push(col);
+    let file = emfx::build::actor(&s).unwrap();
+    let flags: Vec<i64> = file
+        .fields_of("mesh")
+        .map(|m| m["isCollision"].as_i64().unwrap())
+        .collect();
+    assert_eq!(flags, [0, 1]);
+    let (back, _) = emfx::scene::to_scene(&file, "strip").unwrap();
+    let roles: Vec<_> = back
+        .nodes
+        .iter()
+        .filter(|n| n.mesh.is_some())
+        .map(|n| n.role)
+        .collect();
+    assert_eq!(
+        roles,
+        [hangar::model::Role::Visual, hangar::model::Role::Collision]
+    );
+}

@@ -3,7 +3,8 @@
 //! 0xC morph targets), written by the same layouts that read them.
 //!
 //! Nodes without a mesh become the actor's nodes; a skinned mesh belongs to the first joint of its
-//! skin, any other mesh to its parent node. Each primitive is a sub-mesh with its own vertices.
+//! skin, any other mesh to its parent node; a node marked collision writes a collision mesh. Each
+//! primitive is a sub-mesh with its own vertices.
 //! Positions, normals and rotations go back to the file frame (X mirrored) and faces are turned
 //! around again, so reading the file gives back the scene.
 
@@ -154,16 +155,17 @@ pub fn actor(scene: &Scene) -> Result<File> {
             None => n.parent.and_then(index_of),
         }
         .unwrap_or(0);
+        let collision = n.role == crate::model::Role::Collision;
         let (mesh_chunk, skin_chunk, order) = mesh_chunks(
             mesh,
-            owner,
+            (owner, collision),
             skin.map(|s| s.joints.as_slice()),
             &index_of,
             &format!("nodes[{ni}]"),
         )?;
         chunks.push(mesh_chunk);
         chunks.extend(skin_chunk);
-        for t in &mesh.morph_targets {
+        for t in mesh.morph_targets.iter().filter(|_| !collision) {
             let d = deformation(t, &order, owner);
             match morphs.iter_mut().find(|m| m.0 == t.name) {
                 Some(m) => m.1.push(d),
@@ -201,7 +203,7 @@ type NodeIndex<'a> = &'a dyn Fn(usize) -> Option<usize>;
 /// The mesh chunk (and skin chunk) of `mesh`; `order` maps each written vertex to the mesh's.
 fn mesh_chunks(
     mesh: &Mesh,
-    owner: usize,
+    (owner, collision): (usize, bool),
     joints: Option<&[usize]>,
     index_of: NodeIndex<'_>,
     path: &str,
@@ -260,7 +262,7 @@ fn mesh_chunks(
         json!({
             "node": owner, "numInfluenceRanges": n, "numVertices": n,
             "numIndices": subs.iter().map(|s| s["numIndices"].as_u64().unwrap_or(0)).sum::<u64>(),
-            "numSubMeshes": subs.len(), "numAttribLayers": layers.len(), "isCollision": 0,
+            "numSubMeshes": subs.len(), "numAttribLayers": layers.len(), "isCollision": collision as u8,
             "pad": b64(&[0, 0, 0]), "layers": layers, "subMeshes": subs,
         }),
     );
@@ -291,7 +293,7 @@ fn mesh_chunks(
                 3,
                 json!({
                     "node": owner, "numLocalBones": bones.len(), "numInfluences": influences.len(),
-                    "isCollision": 0, "pad": b64(&[0, 0, 0]), "influences": influences, "ranges": ranges,
+                    "isCollision": collision as u8, "pad": b64(&[0, 0, 0]), "influences": influences, "ranges": ranges,
                 }),
             ))
         }
