@@ -54,7 +54,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show what a file holds: format, vertex and triangle counts, vertex layout, materials, warnings.
+    /// Show what a file holds: format, vertex and triangle counts, bones, sequences, chunks or
+    /// sections, materials, warnings.
     Info {
         /// Files to describe.
         #[arg(required = true)]
@@ -66,8 +67,9 @@ enum Command {
     /// Print every field of a file as JSON. `hangar convert dump.json out.xmf` turns an edited dump
     /// back into the binary file (unchanged fields come back byte for byte).
     Dump { file: PathBuf },
-    /// Check files for what breaks the game or a converter: index bounds, material ranges, buffer
-    /// sizes, the collision-mesh rule, NaNs. Exits with 1 when any file has an error.
+    /// Check files for what breaks the game or a converter: index and reference bounds, material
+    /// ranges, buffer sizes, the collision-mesh rule, bone parents and lookups, skin weights, morph
+    /// indices, animation tables and key order. Exits with 1 when any file has an error.
     Validate {
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -75,10 +77,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .json.
+    /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .xac
+    /// .xsm .xpm .ani .json.
     ///
     /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
-    /// materials), anything else a visual mesh. XMF to XMF and M3 to M3 rewrite the file byte for byte.
+    /// materials), anything else a visual mesh. A file converted to its own format (XMF, M3, XAC, XSM,
+    /// XPM, .ani) is rewritten byte for byte; a .json dump turns back into its binary file; a glTF
+    /// becomes a game-ready XMF or an XAC actor (skinned meshes, materials, morph targets).
     /// With a folder as INPUT and a .glb/.gltf OUTPUT, the folder is one X4 component: its parts
     /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
     /// beside them (one animation a state) become one scene. With a folder as OUTPUT, every supported
@@ -86,7 +91,7 @@ enum Command {
     Convert {
         input: PathBuf,
         output: PathBuf,
-        /// Output extension for folder conversion (glb, gltf, obj, xmf, json).
+        /// Output extension for folder conversion (glb, gltf, obj, json, or the files' own format).
         #[arg(long, default_value = "glb")]
         to: String,
         /// An animation file whose clips are added to the glTF output (repeatable): an M3 model's
