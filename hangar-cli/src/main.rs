@@ -114,9 +114,7 @@ fn main() -> ExitCode {
             to,
             motions,
         } => {
-            let one_file = output
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+            let one_file = matches!(Output::from_path(&output), Ok(Output::Glb | Output::Gltf))
                 && !output.is_dir();
             if input.is_dir() && one_file && motions.is_empty() {
                 convert_component(&input, &output).map(|_| true)

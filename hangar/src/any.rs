@@ -411,7 +411,7 @@ impl Document<'_> {
         }
         match self {
             Document::M3(_) | Document::Emfx(_) => unreachable!("handled above"),
-            Document::Ani(file) => Ok(ani_scene(file, name)),
+            Document::Ani(file) => Ok(ani::to_scene(file, name)),
             Document::Xmf { file, target } => {
                 let role = if *target == Target::Collision {
                     Role::Collision
@@ -572,16 +572,21 @@ fn convert_inner(
     }
 }
 
-/// Points each material's textures at the image files found on disk (see [`crate::io::find_texture`]);
+/// Points each material's textures at the image files found on disk (see [`crate::io::TextureSearch`]);
 /// a texture that is not there is left out of the glTF (a dangling URI is an error to glTF tools)
 /// and stays named in the material's `extras`.
 fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut Vec<Warning>) {
+    let t = |m: &crate::model::Material| m.textures != crate::model::Textures::default();
+    if !scene.materials.iter().any(t) {
+        return;
+    }
     let mut missing = Vec::new();
+    let search = crate::io::TextureSearch::new(input, output);
     for m in &mut scene.materials {
         let t = &mut m.textures;
         for slot in [&mut t.base_color, &mut t.normal, &mut t.emissive] {
             if let Some(path) = slot.take() {
-                match crate::io::find_texture(&path, input, output) {
+                match search.find(&path) {
                     Some(found) => *slot = Some(found),
                     None => missing.push(path),
                 }
@@ -601,28 +606,6 @@ fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut 
             ),
         ));
     }
-}
-
-/// A part animation file alone: one empty node a part, and one animation a state.
-fn ani_scene(file: &Ani, name: &str) -> (Scene, Vec<Warning>) {
-    let mut scene = Scene {
-        name: name.to_string(),
-        ..Default::default()
-    };
-    let mut root = crate::model::Node::new(name);
-    root.extras.insert("hangar".into(), json!({ "ani": true }));
-    scene.nodes.push(root);
-    let (animations, warnings) = ani::animations(file, &mut |part| {
-        if let Some(i) = scene.nodes.iter().position(|n| n.name == part) {
-            return Some(i);
-        }
-        let mut n = crate::model::Node::new(part);
-        n.parent = Some(0);
-        scene.nodes.push(n);
-        Some(scene.nodes.len() - 1)
-    });
-    scene.animations = animations;
-    (scene, warnings)
 }
 
 /// A component folder (parts and their `_data.ani`, see [`crate::component`]) as one glTF file.

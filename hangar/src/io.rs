@@ -70,30 +70,43 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Finds a texture the game names by `game_path` (relative to the game's data root, e.g.
-/// `Assets/Textures/marine_diff.dds`) for a glTF written to `output` from the model `input`:
-/// looked for beside the output, then under each folder above the input (a mod's root holds
-/// `Assets/`), also as `.png` (a converted copy). Returns the path relative to the output's folder,
-/// with `/` separators.
-pub fn find_texture(game_path: &str, input: &Path, output: &Path) -> Option<String> {
-    let rel = game_path.replace('\\', "/");
-    let rel = rel.trim_start_matches('/');
-    let out_dir = absolute(output.parent().unwrap_or(Path::new(".")))?;
-    let mut roots = vec![out_dir.clone()];
-    let mut dir = absolute(input.parent().unwrap_or(Path::new(".")));
-    while let Some(d) = dir {
-        roots.push(d.clone());
-        dir = d.parent().map(Path::to_path_buf);
+/// Where the textures of a model `input` converted to `output` are looked for: beside the output,
+/// then under each folder above the input (a mod's root holds `Assets/`). The folders are worked
+/// out once for all of a model's textures.
+pub struct TextureSearch {
+    out_dir: Option<std::path::PathBuf>,
+    roots: Vec<std::path::PathBuf>,
+}
+
+impl TextureSearch {
+    pub fn new(input: &Path, output: &Path) -> Self {
+        let out_dir = absolute(output.parent().unwrap_or(Path::new(".")));
+        let mut roots: Vec<std::path::PathBuf> = out_dir.iter().cloned().collect();
+        let mut dir = absolute(input.parent().unwrap_or(Path::new(".")));
+        while let Some(d) = dir {
+            roots.push(d.clone());
+            dir = d.parent().map(Path::to_path_buf);
+        }
+        TextureSearch { out_dir, roots }
     }
-    let png = Path::new(rel).with_extension("png");
-    for root in &roots {
-        for candidate in [root.join(rel), root.join(&png)] {
-            if candidate.is_file() {
-                return relative(&out_dir, &candidate);
+
+    /// The texture the game names by `game_path` (relative to the game's data root, e.g.
+    /// `Assets/Textures/marine_diff.dds`), as is or as `.png` (a converted copy): its path relative
+    /// to the output's folder, with `/` separators.
+    pub fn find(&self, game_path: &str) -> Option<String> {
+        let out_dir = self.out_dir.as_ref()?;
+        let rel = game_path.replace('\\', "/");
+        let rel = rel.trim_start_matches('/');
+        let png = Path::new(rel).with_extension("png");
+        for root in &self.roots {
+            for candidate in [root.join(rel), root.join(&png)] {
+                if candidate.is_file() {
+                    return relative(out_dir, &candidate);
+                }
             }
         }
+        None
     }
-    None
 }
 
 fn absolute(p: &Path) -> Option<std::path::PathBuf> {

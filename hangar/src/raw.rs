@@ -155,6 +155,11 @@ pub fn float_bits(v: &serde_json::Value) -> Option<u32> {
     }
 }
 
+/// The bytes of a JSON string holding base64 (how dumps store raw bytes), if it is one.
+pub fn base64_of(v: &serde_json::Value) -> Option<Vec<u8>> {
+    B64.decode(v.as_str()?).ok()
+}
+
 /// A fixed-size, NUL-padded text field. In JSON it is a plain string when the field is clean text
 /// followed by zeros, else `{"text": …, "bytes": base64}` with every byte of the field.
 #[derive(Clone, PartialEq, Eq)]

@@ -164,14 +164,12 @@ impl Reader<'_, '_> {
                     }
                 }
                 F::List(_, count, item) => {
-                    let n = {
-                        let sc = [scope, &[&m]].concat();
-                        self.count(count, 1, &sc, name)?
-                    };
+                    // Counts are looked up in the enclosing structures and this one so far.
+                    let sc = [scope, &[&m]].concat();
+                    let n = self.count(count, 1, &sc, name)?;
                     let mut items = Vec::with_capacity(n.min(1 << 16));
                     for i in 0..n {
                         let v = {
-                            let sc = [scope, &[&m]].concat();
                             self.c.within_item(name, i, |c| {
                                 let mut r = Reader {
                                     c,
@@ -187,15 +185,13 @@ impl Reader<'_, '_> {
                     Value::Array(items)
                 }
                 F::Blob(_, count, unit) => {
-                    let sc = [scope, &[&m]].concat();
-                    let n = self.count(count, unit, &sc, name)?;
+                    let n = self.count(count, unit, &[scope, &[&m]].concat(), name)?;
                     crate::raw::Bytes::borrowed(self.c.bytes(n * unit, name)?)
                         .to_base64()
                         .into()
                 }
                 F::Words(_, count) => {
-                    let sc = [scope, &[&m]].concat();
-                    let n = self.count(count, 4, &sc, name)?;
+                    let n = self.count(count, 4, &[scope, &[&m]].concat(), name)?;
                     Value::Array(
                         (0..n)
                             .map(|_| self.c.u32(name).map(Value::from))
@@ -203,20 +199,22 @@ impl Reader<'_, '_> {
                     )
                 }
                 F::Nested(_, count) => {
-                    let sc = [scope, &[&m]].concat();
-                    let n = self.count(count, 1, &sc, name)?;
+                    let n = self.count(count, 1, &[scope, &[&m]].concat(), name)?;
                     let at = self.c.pos();
                     let b = self.c.bytes(n, name)?;
+                    // The nested file's places, as places in this file.
+                    let c = &*self.c;
+                    let place = |offset: &mut Option<u64>, path: &mut String| {
+                        *offset = offset.map(|o| o + at as u64);
+                        *path = c.path_to(&format!("{name}.{path}"));
+                    };
                     let mut inner = Vec::new();
                     let v = (self.nested)(b, &mut inner).map_err(|mut e| {
-                        e.offset = e.offset.map(|o| o + at as u64);
-                        e.path = self.c.path_to(&format!("{name}.{}", e.path));
+                        place(&mut e.offset, &mut e.path);
                         e
                     })?;
-                    // The nested file's places, as places in this file.
                     self.warnings.extend(inner.into_iter().map(|mut w| {
-                        w.offset = w.offset.map(|o| o + at as u64);
-                        w.path = self.c.path_to(&format!("{name}.{}", w.path));
+                        place(&mut w.offset, &mut w.path);
                         w
                     }));
                     v
@@ -242,12 +240,7 @@ fn bad(field: &str, msg: impl Into<String>) -> WriteError {
     (field.to_string(), msg.into())
 }
 
-fn b64(v: &Value) -> Option<Vec<u8>> {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD
-        .decode(v.as_str()?)
-        .ok()
-}
+use crate::raw::base64_of as b64;
 
 pub struct Writer2<'w> {
     pub w: &'w mut Writer,
@@ -413,4 +406,39 @@ fn dot(p: &str) -> String {
 /// An error for a JSON field that does not fit the layout.
 pub fn json_error(path: String, message: String) -> Error {
     Error::new(ErrorKind::Invalid, None, path, message)
+}
+
+/// Reading the JSON these layouts produce: missing or mistyped fields read as zero or empty.
+pub mod value {
+    use crate::raw::{base64_of, float_bits};
+    use serde_json::Value;
+
+    pub fn int(v: &Value) -> i64 {
+        v.as_i64().unwrap_or(0)
+    }
+
+    /// An f32 as stored (NaN and infinity included).
+    pub fn f32(v: &Value) -> f32 {
+        float_bits(v).map_or(0.0, f32::from_bits)
+    }
+
+    /// `N` floats, with NaN and infinity read as 0.
+    pub fn floats<const N: usize>(v: &Value) -> [f32; N] {
+        let mut a = [0.0; N];
+        for (k, x) in a.iter_mut().enumerate() {
+            let f = f32(&v[k]);
+            *x = if f.is_finite() { f } else { 0.0 };
+        }
+        a
+    }
+
+    /// Text: a plain string, or the text part of `{"text", "bytes"}` (a fixed field with more in it).
+    pub fn text(v: &Value) -> Option<&str> {
+        v.as_str().or_else(|| v["text"].as_str())
+    }
+
+    /// Raw bytes stored as base64.
+    pub fn bytes(v: &Value) -> Vec<u8> {
+        base64_of(v).unwrap_or_default()
+    }
 }

@@ -252,6 +252,29 @@ impl Scene {
         map
     }
 
+    /// Node by node through `range`, gives `to` as parent to each node whose parent chain never
+    /// ends (it loops back), so later nodes see the cut. Returns the nodes cut.
+    pub fn cut_parent_loops(
+        &mut self,
+        range: std::ops::Range<usize>,
+        to: Option<usize>,
+    ) -> Vec<usize> {
+        let mut cut = Vec::new();
+        for i in range {
+            let (mut p, mut steps) = (self.nodes[i].parent, 0);
+            while let Some(pi) = p {
+                if pi == i || steps > self.nodes.len() {
+                    self.nodes[i].parent = to;
+                    cut.push(i);
+                    break;
+                }
+                p = self.nodes[pi].parent;
+                steps += 1;
+            }
+        }
+        cut
+    }
+
     /// The world matrix of node `i` (parents first).
     pub fn world_matrix(&self, i: usize) -> Mat4 {
         let mut m = self.nodes[i].local_matrix();

@@ -11,7 +11,7 @@
 use super::schema::{self, Count, F};
 use crate::bytes::{Cursor, Writer};
 use crate::error::{Error, Result, Warning};
-use crate::model::{Animation, Channel, Interpolation, Property};
+use crate::model::{Animation, Channel, Interpolation, Node, Property, Scene};
 use glam::{EulerRot, Quat};
 use serde_json::{json, Map, Value};
 
@@ -139,12 +139,9 @@ fn counts(d: &Value) -> [usize; 5] {
     .map(|k| d[k].as_i64().unwrap_or(0).max(0) as usize)
 }
 
-/// A name field: plain text, or the text part of `{"text", "bytes"}` when the field holds more.
+/// A name field ("?" when it is not text).
 fn text(v: &Value) -> String {
-    v.as_str()
-        .or_else(|| v["text"].as_str())
-        .unwrap_or("?")
-        .to_string()
+    schema::value::text(v).unwrap_or("?").to_string()
 }
 
 /// The states (`loop`, `dockingbay_opening`...) and the parts each animates.
@@ -168,28 +165,17 @@ struct Key {
     bezier: [f32; 12],
 }
 
-fn floats<const N: usize>(v: &Value) -> [f32; N] {
-    let mut a = [0.0; N];
-    for (k, x) in a.iter_mut().enumerate() {
-        *x = crate::raw::float_bits(&v[k]).map_or(0.0, f32::from_bits);
-        if !x.is_finite() {
-            *x = 0.0;
-        }
-    }
-    a
-}
-
 fn key(v: &Value) -> Key {
     let i = |k: &str| v[k].as_i64().unwrap_or(2) as i32;
     Key {
-        value: floats::<3>(&v["value"]),
+        value: schema::value::floats::<3>(&v["value"]),
         interpolation: [
             i("interpolationX"),
             i("interpolationY"),
             i("interpolationZ"),
         ],
-        time: crate::raw::float_bits(&v["time"]).map_or(0.0, f32::from_bits),
-        bezier: floats::<12>(&v["bezier"]),
+        time: schema::value::f32(&v["time"]),
+        bezier: schema::value::floats::<12>(&v["bezier"]),
     }
 }
 
@@ -404,7 +390,7 @@ pub fn check(a: &Ani) -> Vec<crate::validate::Finding> {
             let end = (at + count).min(keys.len());
             let times: Vec<f32> = keys[at..end]
                 .iter()
-                .map(|k| crate::raw::float_bits(&k["time"]).map_or(0.0, f32::from_bits))
+                .map(|k| schema::value::f32(&k["time"]))
                 .collect();
             let p = format!("ANI.animations[{di}].{track}");
             if times.windows(2).any(|w| w[1] < w[0]) {
@@ -429,4 +415,26 @@ pub fn check(a: &Ani) -> Vec<crate::validate::Finding> {
         ));
     }
     out
+}
+
+/// A part animation file alone: one empty node a part, and one animation a state.
+pub fn to_scene(file: &Ani, name: &str) -> (Scene, Vec<Warning>) {
+    let mut scene = Scene {
+        name: name.to_string(),
+        ..Default::default()
+    };
+    let mut root = Node::new(name);
+    root.extras.insert("hangar".into(), json!({ "ani": true }));
+    scene.nodes.push(root);
+    let (animations, warnings) = animations(file, &mut |part| {
+        if let Some(i) = scene.nodes.iter().position(|n| n.name == part) {
+            return Some(i);
+        }
+        let mut n = Node::new(part);
+        n.parent = Some(0);
+        scene.nodes.push(n);
+        Some(scene.nodes.len() - 1)
+    });
+    scene.animations = animations;
+    (scene, warnings)
 }

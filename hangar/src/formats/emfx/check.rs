@@ -1,7 +1,6 @@
 //! `hangar validate` and `hangar info` for XAC, XSM and XPM.
 
 use super::{File, Kind};
-use crate::raw::float_bits;
 use crate::validate::Finding;
 use serde_json::{json, Value};
 
@@ -13,18 +12,8 @@ pub struct Summary {
     pub details: Value,
 }
 
-fn int(v: &Value) -> i64 {
-    v.as_i64().unwrap_or(0)
-}
-
-fn sub_motions(f: &File) -> Vec<&Value> {
-    let mut subs: Vec<&Value> = f
-        .fields_of("boneAnimation")
-        .flat_map(|c| c["subMotions"].as_array().into_iter().flatten())
-        .collect();
-    subs.extend(f.fields_of("subMotion"));
-    subs
-}
+use super::scene::sub_motions;
+use crate::formats::schema::value::{f32 as f32_of, int};
 
 pub fn summary(f: &File) -> Summary {
     let nodes = super::scene::node_names(f);
@@ -133,7 +122,7 @@ pub fn check(f: &File) -> Vec<Finding> {
             }
             let sum: f32 = infl[first as usize..(first + count) as usize]
                 .iter()
-                .map(|x| float_bits(&x["weight"]).map_or(0.0, f32::from_bits))
+                .map(|x| f32_of(&x["weight"]))
                 .sum();
             if count > 0 && (sum - 1.0).abs() > 0.01 {
                 out.push(Finding::warning(
@@ -197,7 +186,7 @@ pub fn check(f: &File) -> Vec<Finding> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|k| float_bits(&k["time"]).map_or(0.0, f32::from_bits))
+                .map(|k| f32_of(&k["time"]))
                 .collect();
             let p = format!("XSM.subMotions[{si}].{track}");
             if times.first().is_some_and(|&t| t != 0.0) {

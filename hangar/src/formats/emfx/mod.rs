@@ -20,7 +20,7 @@ use super::schema;
 
 use crate::bytes::{Cursor, Writer};
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::raw::Bytes;
+use crate::raw::{base64_of, Bytes};
 use serde_json::{json, Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,9 +159,7 @@ fn read_inner(data: &[u8], warnings: &mut Vec<Warning>) -> Result<File> {
     let mut chunks = Vec::new();
     while c.remaining() >= CHUNK_HEADER {
         let i = chunks.len();
-        let offset = c.pos();
         let chunk = c.within_item("chunks", i, |c| read_chunk(c, kind, warnings))?;
-        let _ = offset;
         chunks.push(chunk);
     }
     let tail = Bytes::owned(c.bytes(c.remaining(), "tail")?.to_vec());
@@ -356,11 +354,7 @@ pub fn from_json(v: &Value) -> Result<File> {
             .and_then(Value::as_u64)
             .map(|n| n as u32);
         let body = if let Some(r) = c.get("raw") {
-            use base64::Engine;
-            let b = r
-                .as_str()
-                .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
-                .ok_or_else(|| err(&p, "raw: expected base64"))?;
+            let b = base64_of(r).ok_or_else(|| err(&p, "raw: expected base64"))?;
             Body::Raw(Bytes::owned(b))
         } else {
             Body::Fields(
@@ -378,15 +372,8 @@ pub fn from_json(v: &Value) -> Result<File> {
             body,
         });
     }
-    let tail = match v.get("tail").and_then(Value::as_str) {
-        Some(t) => {
-            use base64::Engine;
-            Bytes::owned(
-                base64::engine::general_purpose::STANDARD
-                    .decode(t)
-                    .map_err(|_| err("tail", "expected base64"))?,
-            )
-        }
+    let tail = match v.get("tail").filter(|t| t.is_string()) {
+        Some(t) => Bytes::owned(base64_of(t).ok_or_else(|| err("tail", "expected base64"))?),
         None => Bytes::default(),
     };
     Ok(File {

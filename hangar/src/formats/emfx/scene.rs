@@ -16,29 +16,15 @@ use crate::model::{
     Animation, Channel, Interpolation, Material, Mesh, Node, Primitive, Property, Role, Scene,
     Skin, Textures, Vertices,
 };
-use crate::raw::float_bits;
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
 
-fn f32_of(v: &Value) -> f32 {
-    float_bits(v).map_or(0.0, f32::from_bits)
-}
-
-fn floats<const N: usize>(v: &Value) -> [f32; N] {
-    let mut a = [0.0; N];
-    for (k, x) in a.iter_mut().enumerate() {
-        let f = f32_of(&v[k]);
-        *x = if f.is_finite() { f } else { 0.0 };
-    }
-    a
-}
-
-fn int(v: &Value) -> i64 {
-    v.as_i64().unwrap_or(0)
-}
+use crate::formats::schema::value::{bytes as blob, f32 as f32_of, floats, int};
 
 fn text(v: &Value) -> String {
-    v.as_str().map_or_else(String::new, str::to_string)
+    crate::formats::schema::value::text(v)
+        .unwrap_or("")
+        .to_string()
 }
 
 /// File frame -> glTF frame: mirror X.
@@ -69,6 +55,16 @@ fn node_fields(f: &File) -> Vec<&Value> {
             .unwrap_or_default();
     }
     f.fields_of("node").collect()
+}
+
+/// The sub-motions of a motion: those of 0xCA chunks, then one a 0xC8 chunk.
+pub fn sub_motions(f: &File) -> Vec<&Value> {
+    let mut subs: Vec<&Value> = f
+        .fields_of("boneAnimation")
+        .flat_map(|c| c["subMotions"].as_array().into_iter().flatten())
+        .collect();
+    subs.extend(f.fields_of("subMotion"));
+    subs
 }
 
 /// The node names, in node order.
@@ -107,22 +103,12 @@ pub fn to_scene(f: &File, name: &str) -> Result<(Scene, Vec<Warning>)> {
         node.scale = Vec3::from(s.map(|c| if c == 0.0 { 1.0 } else { c }));
         scene.nodes.push(node);
     }
-    // Parent chains that loop are cut.
-    for i in 0..n {
-        let (mut p, mut steps) = (scene.nodes[i].parent, 0);
-        while let Some(pi) = p {
-            steps += 1;
-            if pi == i || steps > n {
-                scene.nodes[i].parent = None;
-                warnings.push(Warning::new(
-                    None,
-                    format!("XAC.nodes[{i}].parent"),
-                    "the parent chain loops: the node is made a root",
-                ));
-                break;
-            }
-            p = scene.nodes[pi].parent;
-        }
+    for i in scene.cut_parent_loops(0..n, None) {
+        warnings.push(Warning::new(
+            None,
+            format!("XAC.nodes[{i}].parent"),
+            "the parent chain loops: the node is made a root",
+        ));
     }
 
     materials(f, &mut scene);
@@ -362,13 +348,6 @@ fn materials(f: &File, scene: &mut Scene) {
             extras,
         });
     }
-}
-
-fn blob(v: &Value) -> Vec<u8> {
-    use base64::Engine;
-    v.as_str()
-        .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
-        .unwrap_or_default()
 }
 
 /// Attribute data (kept as stored) as `width` floats a vertex, in the file's byte order.
@@ -622,11 +601,7 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
         }
     }
     let mut warnings = Vec::new();
-    let mut subs: Vec<&Value> = Vec::new();
-    for c in motion.fields_of("boneAnimation") {
-        subs.extend(c["subMotions"].as_array().into_iter().flatten());
-    }
-    subs.extend(motion.fields_of("subMotion"));
+    let subs = sub_motions(motion);
     let mut channels = Vec::new();
     let mut missing = Vec::new();
     for s in subs {

@@ -77,10 +77,7 @@ fn err(path: String, message: impl Into<String>) -> Error {
 }
 
 fn base64(v: &Value, path: &str) -> Result<Vec<u8>> {
-    use base64::Engine;
-    v.as_str()
-        .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
-        .ok_or_else(|| err(path.to_string(), "expected base64 text"))
+    crate::raw::base64_of(v).ok_or_else(|| err(path.to_string(), "expected base64 text"))
 }
 
 pub fn from_json(v: &Value) -> Result<M3<'static>> {

@@ -193,7 +193,14 @@ pub fn to_scene(
         );
         scene.nodes.push(n);
     }
-    break_cycles(&mut scene.nodes, bone_base, &mut warnings);
+    let bones_end = scene.nodes.len();
+    for i in scene.cut_parent_loops(bone_base..bones_end, Some(0)) {
+        warnings.push(Warning::new(
+            None,
+            format!("MODL.bones[{}].parent", i - bone_base),
+            "the parent chain loops: the bone is put under the root",
+        ));
+    }
     let bone_node = |i: i64| -> usize {
         if i >= 0 && (i as usize) < bones.len() {
             bone_base + i as usize
@@ -313,27 +320,6 @@ fn quat(q: [f32; 4]) -> Quat {
         q.normalize()
     } else {
         Quat::IDENTITY
-    }
-}
-
-/// Parents that loop back are cut (the bone goes under the root) and reported.
-fn break_cycles(nodes: &mut [Node], base: usize, warnings: &mut Vec<Warning>) {
-    for i in base..nodes.len() {
-        let mut p = nodes[i].parent;
-        let mut steps = 0;
-        while let Some(pi) = p {
-            if pi == i || steps > nodes.len() {
-                nodes[i].parent = Some(0);
-                warnings.push(Warning::new(
-                    None,
-                    format!("MODL.bones[{}].parent", i - base),
-                    "the parent chain loops: the bone is put under the root",
-                ));
-                break;
-            }
-            p = nodes[pi].parent;
-            steps += 1;
-        }
     }
 }
 

@@ -463,7 +463,8 @@ impl Codec<'_> {
     /// Appends the bytes of one entry; errors name the field inside the entry.
     pub fn encode(&self, layout: &Layout, v: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
         if layout.opaque {
-            let b = bytes_of(v).ok_or_else(|| (String::new(), "expected base64 bytes".into()))?;
+            let b = crate::raw::base64_of(v)
+                .ok_or_else(|| (String::new(), "expected base64 bytes".into()))?;
             if b.len() != layout.size {
                 return Err((
                     String::new(),
@@ -537,7 +538,7 @@ impl Codec<'_> {
                 }
             }
             Ty::Bytes(n) => {
-                let b = bytes_of(v).filter(|b| b.len() == n);
+                let b = crate::raw::base64_of(v).filter(|b| b.len() == n);
                 out.extend_from_slice(&b.ok_or_else(|| bad(&format!("{n} bytes in base64")))?);
             }
             Ty::Ref(_) => {
@@ -595,13 +596,6 @@ fn join(a: &str, b: &str) -> String {
     } else {
         format!("{a}.{b}")
     }
-}
-
-fn bytes_of(v: &Value) -> Option<Vec<u8>> {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD
-        .decode(v.as_str()?)
-        .ok()
 }
 
 /// A view of one entry's bytes through its layout: fields by name.
