@@ -20,5 +20,6 @@ pub mod obj;
 pub mod raw;
 pub mod samples;
 pub mod validate;
+pub mod vfs;
 
 pub use error::{Error, ErrorKind, Result, Warning};

@@ -1,0 +1,150 @@
+//! A plain folder as a layer of the game view: names are matched case-insensitively one part at a
+//! time (a mod made on Windows says `Assets\Textures\Foo.dds` for `assets/textures/foo.dds`), and a
+//! path that resolves outside the folder, through `..` or a link, is never returned.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+pub struct Folder {
+    /// The folder with every link resolved, so a found file can be checked to lie inside it.
+    root: PathBuf,
+}
+
+impl Folder {
+    pub fn new(root: &Path) -> Result<Folder> {
+        let root = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+        if !root.is_dir() {
+            return Err(Error::io(
+                &root,
+                std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
+            ));
+        }
+        Ok(Folder { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The regular file at the normalized game path `norm` (see [`super::normalize`]).
+    pub fn find(&self, norm: &str) -> Option<PathBuf> {
+        let mut path = self.root.clone();
+        for part in norm.split('/').filter(|p| !p.is_empty()) {
+            path = child(&path, part)?;
+        }
+        // Links may point anywhere: only what resolves inside the root counts.
+        let real = std::fs::canonicalize(&path).ok()?;
+        (real.starts_with(&self.root) && real.is_file()).then_some(real)
+    }
+
+    /// Every regular file at or below the game folder `prefix`, as normalized game paths.
+    pub fn files(&self, prefix: &str, out: &mut Vec<String>) {
+        let mut start = self.root.clone();
+        for part in prefix.split('/').filter(|p| !p.is_empty()) {
+            match child(&start, part) {
+                Some(p) => start = p,
+                None => return,
+            }
+        }
+        if start.is_file() {
+            if let Some(f) = self.game_path(&start) {
+                out.push(f);
+            }
+            return;
+        }
+        let mut stack = vec![start];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.filter_map(|e| e.ok()) {
+                let Ok(ty) = e.file_type() else { continue };
+                // Links are not followed while listing: a link loop must not hang a batch.
+                if ty.is_dir() {
+                    stack.push(e.path());
+                } else if ty.is_file() {
+                    if let Some(f) = self.game_path(&e.path()) {
+                        out.push(f);
+                    }
+                }
+            }
+        }
+    }
+
+    fn game_path(&self, file: &Path) -> Option<String> {
+        let rel = file.strip_prefix(&self.root).ok()?;
+        super::normalize(&rel.to_string_lossy()).ok()
+    }
+}
+
+/// The entry of `dir` named `part` in any case; the exact name first, as most paths match it.
+fn child(dir: &Path, part: &str) -> Option<PathBuf> {
+    let exact = dir.join(part);
+    if exact.exists() {
+        return Some(exact);
+    }
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().to_lowercase() == part)
+        .map(|e| e.path())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::GameView;
+
+    fn tree(test: &str) -> std::path::PathBuf {
+        let root = std::env::temp_dir().join(format!("hangar-vfs-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("Assets/Textures")).unwrap();
+        std::fs::write(root.join("Assets/Textures/War3_Black32.dds"), b"dds").unwrap();
+        std::fs::write(root.join("top.txt"), b"top").unwrap();
+        root
+    }
+
+    #[test]
+    fn finds_files_in_any_case_and_lists_them() {
+        let root = tree("case");
+        let v = GameView::folder(&root).unwrap();
+        assert_eq!(
+            &*v.read(r"assets\textures\war3_black32.DDS").unwrap(),
+            b"dds"
+        );
+        assert!(v.exists("ASSETS/Textures/war3_black32.dds"));
+        assert!(!v.exists("assets/textures/missing.dds"));
+        assert_eq!(
+            v.files("").unwrap(),
+            vec!["assets/textures/war3_black32.dds", "top.txt"]
+        );
+        assert_eq!(
+            v.files("Assets").unwrap(),
+            vec!["assets/textures/war3_black32.dds"]
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_folder_is_not_followed() {
+        let root = tree("link");
+        let secret = root.with_extension("secret");
+        std::fs::write(&secret, b"private").unwrap();
+        std::os::unix::fs::symlink(&secret, root.join("assets_link.txt")).unwrap();
+        let v = GameView::folder(&root).unwrap();
+        assert!(!v.exists("assets_link.txt"));
+        assert!(v.read("assets_link.txt").is_err());
+        assert!(v.read("../x.secret").is_err());
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_file(&secret);
+    }
+
+    #[test]
+    fn around_finds_the_mod_root() {
+        let root = tree("around");
+        let (v, p) = GameView::around(&root.join("Assets/Textures/War3_Black32.dds")).unwrap();
+        assert_eq!(p, "assets/textures/war3_black32.dds");
+        assert!(v.exists("top.txt"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
