@@ -25,9 +25,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(opened) = any::open(bytes, path) else {
         return;
     };
-    let _ = opened.document.info(opened.format, &opened.warnings);
+    let _ = opened.info();
     let _ = opened.document.validate();
-    let _ = opened.document.dump();
+    let _ = opened.dump();
     let _ = any::convert(&opened, path, Path::new("out.glb"));
     let _ = any::convert(&opened, path, path);
 });

@@ -3,21 +3,31 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use hangar::any::{self, Output};
+use hangar::any;
+use hangar::validate::Finding;
 use hangar::validate::Severity;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Prints a line to stdout; a closed pipe (`hangar info f | head`) ends the program quietly.
+/// Prints a line to stdout. A closed pipe (`hangar info f | head`) ends the program quietly; any
+/// other failure to write (a full disk) is an error: exit code 1, never a silent success.
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
-            std::process::exit(0);
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            stdout_failed(e);
         }
     }};
+}
+
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: writing to standard output: {e}");
+    std::process::exit(1);
 }
 
 #[derive(Parser)]
@@ -50,6 +60,10 @@ hangar convert extracted/assets out/ --to glb          # a whole folder, in para
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Also print notes: oddities of real files that hangar reads correctly (declared lengths that
+    /// lie, exporter quirks). Without it only warnings, which mean a real problem, are printed.
+    #[arg(short, long, global = true)]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -104,33 +118,21 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let verbose = cli.verbose;
     let result = match cli.command {
-        Command::Info { files, json } => info(&files, json),
+        Command::Info { files, json } => info(&files, json, verbose),
         Command::Dump { file } => dump(&file),
-        Command::Validate { files, json } => validate(&files, json),
+        Command::Validate { files, json } => validate(&files, json, verbose),
         Command::Convert {
             input,
             output,
             to,
             motions,
-        } => {
-            let one_file = matches!(Output::from_path(&output), Ok(Output::Glb | Output::Gltf))
-                && !output.is_dir();
-            if input.is_dir() && one_file && motions.is_empty() {
-                convert_component(&input, &output).map(|_| true)
-            } else if input.is_dir() {
-                if motions.is_empty() {
-                    convert_folder(&input, &output, &to)
-                } else {
-                    Err(anyhow::anyhow!(
-                        "--motion applies to one model, not to a folder conversion"
-                    ))
-                }
-            } else {
-                convert_one(&input, &output, &motions, true).map(|_| true)
-            }
-        }
+        } => convert(&input, &output, &to, &motions, verbose),
     };
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        stdout_failed(e);
+    }
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -141,59 +143,78 @@ fn main() -> ExitCode {
     }
 }
 
-fn info(files: &[PathBuf], json: bool) -> Result<bool> {
+/// Prints the reader's warnings of `file` (notes only with `--verbose`).
+fn print_warnings(file: &Path, warnings: &[hangar::Warning], verbose: bool) {
+    for w in warnings.iter().filter(|w| verbose || !w.note) {
+        let what = if w.note { "note" } else { "warning" };
+        eprintln!("{what}: {}: {w}", file.display());
+    }
+}
+
+fn info(files: &[PathBuf], json: bool, verbose: bool) -> Result<bool> {
     let mut all = Vec::new();
     let mut ok = true;
     for f in files {
-        let bytes = hangar::io::read_input(f)?;
-        let opened = match any::open(&bytes, f) {
-            Ok(o) => o,
+        let info = hangar::io::read_input(f).and_then(|bytes| Ok(any::open(&bytes, f)?.info()));
+        let mut info = match info {
+            Ok(i) => i,
             Err(e) => {
-                eprintln!("error: {e}");
                 ok = false;
+                if json {
+                    all.push(serde_json::json!({ "file": f.display().to_string(), "error": e.to_string() }));
+                } else {
+                    eprintln!("error: {e}");
+                }
                 continue;
             }
         };
-        let info = opened.document.info(opened.format, &opened.warnings);
+        if !verbose {
+            info.warnings.retain(|w| !w.note);
+        }
         if json {
             let mut v = serde_json::to_value(&info)?;
             v["file"] = f.display().to_string().into();
             all.push(v);
-        } else {
-            out!("{}: {}", f.display(), info.format);
-            out!(
-                "  vertices: {}  triangles: {}",
-                info.vertices,
-                info.triangles
-            );
-            if let Some(o) = info.details.as_object() {
-                for (k, v) in o {
-                    match v {
-                        serde_json::Value::Array(items) => {
-                            out!("  {k}:");
-                            for i in items {
-                                out!(
-                                    "    {}",
-                                    i.as_str()
-                                        .map(str::to_string)
-                                        .unwrap_or_else(|| i.to_string())
-                                );
-                            }
-                        }
-                        _ => out!("  {k}: {v}"),
+            continue;
+        }
+        out!("{}: {}", f.display(), info.format);
+        out!(
+            "  vertices: {}  triangles: {}",
+            info.vertices,
+            info.triangles
+        );
+        for (k, v) in info
+            .top
+            .iter()
+            .chain(info.details.as_object().into_iter().flatten())
+        {
+            match v {
+                serde_json::Value::Array(items) => {
+                    out!("  {k}:");
+                    for i in items {
+                        out!(
+                            "    {}",
+                            i.as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| i.to_string())
+                        );
                     }
                 }
+                _ => out!("  {k}: {v}"),
             }
-            for w in &info.warnings {
-                out!("  warning: {w}");
-            }
+        }
+        for w in &info.warnings {
+            out!("  {}: {w}", if w.note { "note" } else { "warning" });
         }
     }
     if json {
-        let out = if all.len() == 1 {
-            all.pop().unwrap()
-        } else {
-            serde_json::Value::Array(all)
+        // One file: its object; several: one entry an argument, in order.
+        let out = match (files.len(), all.pop()) {
+            (1, Some(one)) => one,
+            (_, last) => {
+                all.extend(last);
+                serde_json::Value::Array(all)
+            }
         };
         out!("{}", serde_json::to_string_pretty(&out)?);
     }
@@ -203,39 +224,31 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
 fn dump(file: &Path) -> Result<bool> {
     let bytes = hangar::io::read_input(file)?;
     let opened = any::open(&bytes, file)?;
-    out!("{}", opened.document.dump().map_err(|e| e.in_file(file))?);
+    out!("{}", opened.dump().map_err(|e| e.in_file(file))?);
     Ok(true)
 }
 
-fn validate(files: &[PathBuf], json: bool) -> Result<bool> {
-    let results: Vec<(PathBuf, Vec<hangar::validate::Finding>)> = files
+fn validate(files: &[PathBuf], json: bool, verbose: bool) -> Result<bool> {
+    let results: Vec<(PathBuf, Vec<Finding>)> = files
         .par_iter()
         .map(|f| {
-            let findings = match hangar::io::read_input(f).and_then(|b| {
-                let o = any::open(&b, f)?;
-                let mut v: Vec<hangar::validate::Finding> =
-                    o.warnings.iter().cloned().map(Into::into).collect();
-                v.extend(o.document.validate());
-                Ok(v)
-            }) {
-                Ok(v) => v,
-                Err(e) => vec![e.into()],
-            };
+            let findings =
+                match hangar::io::read_input(f).and_then(|b| Ok(any::open(&b, f)?.validate())) {
+                    Ok(v) => v,
+                    Err(e) => vec![e.into()],
+                };
             (f.clone(), findings)
         })
         .collect();
-    let errors = results
-        .iter()
-        .flat_map(|r| &r.1)
-        .filter(|f| f.severity == Severity::Error)
-        .count();
+    let failed = |findings: &[Finding]| findings.iter().any(|x| x.severity == Severity::Error);
+    let bad = results.iter().filter(|r| failed(&r.1)).count();
     if json {
         let v: Vec<serde_json::Value> = results
             .iter()
             .map(|(f, findings)| {
                 serde_json::json!({
                     "file": f.display().to_string(),
-                    "ok": !findings.iter().any(|x| x.severity == Severity::Error),
+                    "ok": !failed(findings),
                     "findings": findings,
                 })
             })
@@ -243,32 +256,80 @@ fn validate(files: &[PathBuf], json: bool) -> Result<bool> {
         out!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         for (f, findings) in &results {
-            let bad = findings.iter().any(|x| x.severity == Severity::Error);
-            out!("{}: {}", f.display(), if bad { "FAILED" } else { "ok" });
-            for x in findings {
+            out!(
+                "{}: {}",
+                f.display(),
+                if failed(findings) { "FAILED" } else { "ok" }
+            );
+            for x in findings.iter().filter(|x| verbose || !x.note) {
                 out!("  {x}");
             }
         }
-        out!(
-            "{} files, {} with errors",
-            results.len(),
-            results
-                .iter()
-                .filter(|r| r.1.iter().any(|x| x.severity == Severity::Error))
-                .count()
-        );
+        out!("{} files, {} with errors", results.len(), bad);
     }
-    Ok(errors == 0)
+    Ok(bad == 0)
 }
 
-fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) -> Result<()> {
+fn convert(
+    input: &Path,
+    output: &Path,
+    to: &str,
+    motions: &[PathBuf],
+    verbose: bool,
+) -> Result<bool> {
+    if !input.is_dir() {
+        convert_one(input, output, motions, verbose)?;
+        return Ok(true);
+    }
+    if !motions.is_empty() {
+        bail!("--motion applies to one model, not to a folder conversion");
+    }
+    let one_file = !output.is_dir()
+        && output.extension().is_some_and(|e| {
+            ["glb", "gltf", "obj"]
+                .iter()
+                .any(|x| e.eq_ignore_ascii_case(x))
+        });
+    if one_file {
+        convert_component(input, output, verbose)?;
+        return Ok(true);
+    }
+    if !output.is_dir() && output.extension().is_some() {
+        bail!(
+            "{}: a folder converts into a folder, and this name looks like a file; name a folder (and pick the type with --to), or a .glb for one component",
+            output.display()
+        );
+    }
+    convert_folder(input, output, to, verbose)
+}
+
+/// `--motion` files are named in the glTF by their stem, made unique.
+fn motion_labels(motions: &[PathBuf]) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for m in motions {
+        let stem = m
+            .file_stem()
+            .map_or("motion".into(), |s| s.to_string_lossy().into_owned());
+        let mut label = stem.clone();
+        let mut k = 2;
+        while labels.contains(&label) {
+            label = format!("{stem} {k}");
+            k += 1;
+        }
+        labels.push(label);
+    }
+    labels
+}
+
+/// Converts one file; returns the warnings (the reader's, the motions', the conversion's).
+fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) -> Result<usize> {
     if hangar::io::same_file(input, output) {
         bail!(
             "{}: refusing to write over the input; pick another output name",
             output.display()
         );
     }
-    Output::from_path(output)?;
+    any::check_output(output)?;
     let bytes = hangar::io::read_input(input)?;
     let opened = any::open(&bytes, input)?;
     let motion_bytes = motions
@@ -280,101 +341,108 @@ fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) 
         .zip(&motion_bytes)
         .map(|(m, b)| any::open(b, m).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
-    let labels: Vec<(String, &any::Opened<'_>)> = motions
-        .iter()
+    let labels: Vec<(String, &any::Opened<'_>)> = motion_labels(motions)
+        .into_iter()
         .zip(&motion_files)
-        .map(|(m, o)| (m.display().to_string(), o))
         .collect();
     let (out, warnings) = any::convert_with(&opened, input, output, &labels)?;
-    if verbose {
-        for w in opened.warnings.iter().chain(&warnings) {
-            eprintln!("warning: {}: {w}", input.display());
-        }
-        for (m, o) in motions.iter().zip(&motion_files) {
-            for w in &o.warnings {
-                eprintln!("warning: {}: {w}", m.display());
-            }
-        }
+    print_warnings(input, &opened.warnings, verbose);
+    print_warnings(input, &warnings, verbose);
+    for (m, o) in motions.iter().zip(&motion_files) {
+        print_warnings(m, &o.warnings, verbose);
     }
     hangar::io::write_output(output, &out)?;
     if verbose {
         eprintln!("wrote {} ({} bytes)", output.display(), out.len());
     }
-    Ok(())
+    let count = |w: &[hangar::Warning]| w.iter().filter(|w| !w.note).count();
+    Ok(count(&opened.warnings)
+        + count(&warnings)
+        + motion_files
+            .iter()
+            .map(|o| count(&o.warnings))
+            .sum::<usize>())
 }
 
-fn convert_component(input: &Path, output: &Path) -> Result<()> {
+fn convert_component(input: &Path, output: &Path, verbose: bool) -> Result<()> {
     let (bytes, warnings) = any::convert_component(input, output)?;
-    for w in &warnings {
-        eprintln!("warning: {}: {w}", input.display());
-    }
+    print_warnings(input, &warnings, verbose);
     hangar::io::write_output(output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
     Ok(())
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for e in std::fs::read_dir(dir).with_context(|| format!("reading folder {}", dir.display()))? {
-        let p = e?.path();
-        if p.is_dir() {
-            collect(&p, out)?;
-        } else {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
-fn convert_folder(input: &Path, output: &Path, to: &str) -> Result<bool> {
-    Output::from_path(Path::new(&format!("x.{to}")))?;
-    let mut files = Vec::new();
-    collect(input, &mut files)?;
-    files.sort();
-    // Only files hangar can read: a quick look at the first bytes.
-    let files: Vec<PathBuf> = files
-        .into_iter()
-        .filter(|f| {
-            let head = std::fs::File::open(f).ok().and_then(|mut h| {
-                use std::io::Read;
-                let mut b = vec![0u8; 64];
-                let n = h.read(&mut b).ok()?;
-                b.truncate(n);
-                Some(b)
-            });
-            head.is_some_and(|h| {
-                let fmt = hangar::detect::detect(&h, Some(f));
-                fmt.supported()
-                    && !matches!(
-                        fmt,
-                        hangar::detect::Format::HangarJson | hangar::detect::Format::GltfText
-                    )
-            })
+fn convert_folder(input: &Path, output: &Path, to: &str, verbose: bool) -> Result<bool> {
+    any::check_output(Path::new(&format!("x.{to}")))?;
+    // One clear error for an output folder that cannot be written, before any work.
+    std::fs::create_dir_all(output)
+        .and_then(|_| {
+            let probe = output.join(format!(".hangar-probe-{}", std::process::id()));
+            std::fs::write(&probe, b"")?;
+            std::fs::remove_file(&probe)
         })
-        .collect();
-    let bar = ProgressBar::new(files.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap());
-    let failures: Vec<String> = files
+        .with_context(|| format!("cannot write into the output folder {}", output.display()))?;
+    let stale = hangar::io::remove_stale_temps(output);
+    if stale > 0 {
+        eprintln!("removed {stale} temporary files left by an interrupted run");
+    }
+    let files = hangar::batch::collect(input, output)?;
+    if files.is_empty() {
+        bail!(
+            "{}: no file hangar can convert in this folder",
+            input.display()
+        );
+    }
+    let jobs = hangar::batch::plan(input, &files, output, to);
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        ProgressBar::new(jobs.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+        bar.set_style(style);
+    }
+    let results: Vec<(&hangar::batch::Job, Result<usize>)> = jobs
         .par_iter()
-        .filter_map(|f| {
-            let rel = f.strip_prefix(input).unwrap_or(f);
-            let dest = output.join(rel).with_extension(to);
-            let r = dest
+        .map(|j| {
+            let r = j
+                .output
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .map_err(anyhow::Error::from)
-                .and_then(|_| convert_one(f, &dest, &[], false));
+                .and_then(|_| convert_one(&j.input, &j.output, &j.motions, verbose));
             bar.inc(1);
-            r.err().map(|e| format!("{e:#}"))
+            (j, r)
         })
         .collect();
     bar.finish_and_clear();
-    for f in &failures {
-        eprintln!("error: {f}");
+    let failed: Vec<serde_json::Value> = results
+        .iter()
+        .filter_map(|(j, r)| r.as_ref().err().map(|e| serde_json::json!({ "file": j.input.display().to_string(), "error": format!("{e:#}") })))
+        .collect();
+    let warned: usize = results.iter().filter_map(|(_, r)| r.as_ref().ok()).sum();
+    for f in &failed {
+        eprintln!("error: {}", f["error"].as_str().unwrap_or_default());
     }
+    let report = output.join("report.json");
+    let summary = serde_json::json!({
+        "input": input.display().to_string(),
+        "converted": results.len() - failed.len(),
+        "failed": failed,
+        "warnings": warned,
+        "outputs": results.iter().filter(|(_, r)| r.is_ok()).map(|(j, _)| serde_json::json!({
+            "input": j.input.display().to_string(),
+            "motions": j.motions.iter().map(|m| m.display().to_string()).collect::<Vec<_>>(),
+            "output": j.output.display().to_string(),
+        })).collect::<Vec<_>>(),
+    });
+    hangar::io::write_output(&report, serde_json::to_string_pretty(&summary)?.as_bytes())?;
     eprintln!(
-        "{} files converted, {} failed",
-        files.len() - failures.len(),
-        failures.len()
+        "{} files converted, {} failed, {} warnings (details: {})",
+        results.len() - failed.len(),
+        failed.len(),
+        warned,
+        report.display()
     );
-    Ok(failures.is_empty())
+    Ok(failed.is_empty())
 }

@@ -62,77 +62,36 @@ impl Format {
     }
 }
 
-fn looks_like_ani(b: &[u8]) -> bool {
-    // Header: i32 count, i32 key data offset (= 16 + 160 * count), i32 version, i32 zero.
-    if b.len() < 16 {
-        return false;
-    }
-    let w = |i: usize| i32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-    let count = w(0) as i64;
-    (0..=1_000_000).contains(&count) && w(4) as i64 == 16 + 160 * count && w(8) >= 1 && w(8) <= 16
-}
-
-/// Detects the format of `bytes`; `path` (its extension) decides only between formats without a magic.
+/// Detects the format of `bytes`: each registered format ([`crate::any::formats`]) looks at the
+/// leading bytes; `path` (its extension) decides only between formats without a magic.
 pub fn detect(bytes: &[u8], path: Option<&Path>) -> Format {
     let ext = path
         .and_then(|p| p.extension())
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let head = |m: &[u8]| bytes.starts_with(m);
-    if head(b"XUMF") {
-        return Format::Xmf;
-    }
-    if head(b"XAC ") {
-        return Format::Xac;
-    }
-    if head(b"XSM ") {
-        return Format::Xsm;
-    }
-    if head(b"XPM ") {
-        return Format::Xpm;
-    }
-    // M3 tags are stored byte-reversed.
-    if head(b"43DM") {
-        return Format::M3Md34;
-    }
-    if head(b"33DM") {
-        return Format::M3Md33;
-    }
-    if head(b"glTF") {
-        return Format::Glb;
-    }
-    if bytes.len() >= 14 {
-        match &bytes[6..14] {
-            b"AnarkBGF" => return Format::AnarkBgf,
-            b"AnarkBGP" => return Format::AnarkBgp,
-            b"AnarkBSG" => return Format::AnarkBsg,
-            _ => {}
-        }
-    }
-    if looks_like_ani(bytes) && (ext == "ani" || ext.is_empty() || bytes.len() >= 16) {
-        return Format::Ani;
-    }
-    let text = bytes
+    crate::any::formats()
         .iter()
-        .take(4096)
-        .position(|b| !b.is_ascii_whitespace())
-        .map(|i| bytes[i]);
-    if text == Some(b'{') {
-        // Both are JSON objects: a dump says which format it holds, glTF has an asset.
-        let probe = &bytes[..bytes.len().min(4096)];
-        let s = String::from_utf8_lossy(probe);
-        if s.contains("\"hangar_dump\"") {
-            return Format::HangarJson;
-        }
-        if ext == "gltf" || s.contains("\"asset\"") {
-            return Format::GltfText;
-        }
-        return Format::HangarJson;
+        .find_map(|f| f.detect(bytes, &ext))
+        .or_else(|| recognised_only(bytes, &ext))
+        .unwrap_or(Format::Unknown)
+}
+
+/// Formats hangar knows by their magic but does not open yet, so the message can name them.
+fn recognised_only(bytes: &[u8], ext: &str) -> Option<Format> {
+    match bytes.get(6..14) {
+        Some(b"AnarkBGF") => return Some(Format::AnarkBgf),
+        Some(b"AnarkBGP") => return Some(Format::AnarkBgp),
+        Some(b"AnarkBSG") => return Some(Format::AnarkBsg),
+        _ => {}
     }
-    if ext == "cat" {
-        return Format::Catalog;
-    }
-    Format::Unknown
+    (ext == "cat").then_some(Format::Catalog)
+}
+
+/// The first 4 KiB of `bytes` as text when they hold a JSON object (a glTF or a hangar dump).
+pub fn json_head(bytes: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    let probe = bytes.get(..bytes.len().min(4096))?;
+    let first = probe.iter().find(|b| !b.is_ascii_whitespace())?;
+    (*first == b'{').then(|| String::from_utf8_lossy(probe))
 }
 
 #[cfg(test)]

@@ -89,12 +89,15 @@ impl fmt::Display for Error {
     }
 }
 
-/// Something a tolerant reader noticed and went past: the file still loads.
+/// Something a tolerant reader noticed and went past: the file still loads. A warning means a real
+/// problem; a `note` is an oddity of real files that hangar reads correctly (shown with `-v`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Warning {
     pub offset: Option<u64>,
     pub path: String,
     pub message: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note: bool,
 }
 
 impl Warning {
@@ -103,6 +106,15 @@ impl Warning {
             offset,
             path: path.into(),
             message: message.into(),
+            note: false,
+        }
+    }
+
+    /// An oddity that real files carry and hangar reads correctly: a note, not a warning.
+    pub fn note(offset: Option<u64>, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Warning {
+            note: true,
+            ..Warning::new(offset, path, message)
         }
     }
 }

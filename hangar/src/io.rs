@@ -70,6 +70,52 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// True for the temporary files [`write_output`] writes before its rename.
+pub fn is_temp(path: &Path) -> bool {
+    temp_owner(path).is_some()
+}
+
+/// The process that wrote a temporary file of [`write_output`] (`.NAME.hangar-PID.tmp`).
+fn temp_owner(path: &Path) -> Option<u32> {
+    let name = path.file_name()?.to_str()?;
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, pid) = rest.rsplit_once(".hangar-")?;
+    pid.parse().ok()
+}
+
+/// Removes the temporary files that a killed run left under `dir` (their process is gone).
+/// Returns how many were removed.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    let mut removed = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.filter_map(|e| e.ok()) {
+            let Ok(ty) = e.file_type() else { continue };
+            let p = e.path();
+            if ty.is_dir() {
+                stack.push(p);
+            } else if let Some(pid) = temp_owner(&p) {
+                if pid != std::process::id()
+                    && !process_alive(pid)
+                    && std::fs::remove_file(&p).is_ok()
+                {
+                    removed += 1;
+                }
+            }
+        }
+    }
+    removed
+}
+
+/// Whether process `pid` still runs (where the system tells; elsewhere, assume it is gone).
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    proc.is_dir() && proc.join(pid.to_string()).exists()
+}
+
 /// Where the textures of a model `input` converted to `output` are looked for: beside the output,
 /// then under each folder above the input (a mod's root holds `Assets/`). The folders are worked
 /// out once for all of a model's textures.

@@ -18,6 +18,9 @@ pub struct Finding {
     pub offset: Option<u64>,
     pub path: String,
     pub message: String,
+    /// A note rather than a warning (see [`Warning`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub note: bool,
 }
 
 impl Finding {
@@ -27,6 +30,7 @@ impl Finding {
             offset: None,
             path: path.into(),
             message: message.into(),
+            note: false,
         }
     }
 
@@ -36,6 +40,7 @@ impl Finding {
             offset: None,
             path: path.into(),
             message: message.into(),
+            note: false,
         }
     }
 }
@@ -47,6 +52,7 @@ impl From<Warning> for Finding {
             offset: w.offset,
             path: w.path,
             message: w.message,
+            note: w.note,
         }
     }
 }
@@ -58,15 +64,17 @@ impl From<Error> for Finding {
             offset: e.offset,
             path: e.path,
             message: e.message,
+            note: false,
         }
     }
 }
 
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sev = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
+        let sev = match (self.severity, self.note) {
+            (Severity::Error, _) => "error",
+            (Severity::Warning, false) => "warning",
+            (Severity::Warning, true) => "note",
         };
         write!(f, "{sev}: ")?;
         if let Some(o) = self.offset {

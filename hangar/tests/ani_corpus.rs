@@ -21,7 +21,7 @@ fn every_ani_rewrites_exactly_and_has_one_animation_a_state() {
         let opened = any::open(&bytes, f).unwrap_or_else(|e| panic!("{e}"));
         let (again, _) = any::convert(&opened, f, Path::new("out.ani")).unwrap();
         assert!(again == bytes, "{}: rewrite differs", name(f));
-        let dump = opened.document.dump().unwrap();
+        let dump = opened.dump().unwrap();
         let back = any::open(dump.as_bytes(), Path::new("d.json")).unwrap();
         let (from_json, _) =
             any::convert(&back, Path::new("d.json"), Path::new("out.ani")).unwrap();

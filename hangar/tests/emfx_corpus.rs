@@ -76,7 +76,7 @@ fn every_chunk_is_where_chunks_tsv_says_and_the_files_rewrite_exactly() {
         assert!(again == bytes, "{}: rewrite differs", name(f));
         // The dump as the CLI writes it, and back.
         let opened = hangar::any::open(&bytes, f).unwrap();
-        let dump = opened.document.dump().unwrap();
+        let dump = opened.dump().unwrap();
         let json_path = std::path::Path::new("d.json");
         let back = hangar::any::open(dump.as_bytes(), json_path).unwrap();
         let ext = f.extension().unwrap().to_string_lossy().to_string();
@@ -143,7 +143,7 @@ fn actor_faces_wind_counter_clockwise_around_their_normals() {
     for f in files.iter().filter(|f| f.extension().unwrap() == "xac") {
         let bytes = std::fs::read(f).unwrap();
         let o = hangar::any::open(&bytes, f).unwrap();
-        let (scene, _) = o.document.to_scene("a").unwrap();
+        let (scene, _) = o.document.to_scene("a", &[]).unwrap();
         for m in &scene.meshes {
             let Some(ns) = &m.vertices.normals else {
                 continue;

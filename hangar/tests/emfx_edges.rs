@@ -309,11 +309,11 @@ fn an_xpm_rewrites_exactly_and_through_json() {
     let bytes = smile_xpm();
     let o = any::open(&bytes, Path::new("smile.xpm")).unwrap();
     assert!(o.warnings.is_empty());
-    let info = o.document.info(o.format, &o.warnings);
+    let info = o.info();
     assert_eq!(info.details["motion_name"], "smile");
     let (again, _) = any::convert(&o, Path::new("smile.xpm"), Path::new("o.xpm")).unwrap();
     assert_eq!(again, bytes);
-    let dump = o.document.dump().unwrap();
+    let dump = o.dump().unwrap();
     let back = any::open(dump.as_bytes(), Path::new("d.json")).unwrap();
     let (from_json, _) = any::convert(&back, Path::new("d.json"), Path::new("o.xpm")).unwrap();
     assert_eq!(from_json, bytes);
@@ -380,7 +380,7 @@ fn textures_found_on_disk_are_linked_and_read_back() {
     );
     assert!(dest.parent().unwrap().join(uri).is_file());
     let back = any::open(&glb, &dest).unwrap();
-    let (scene, _) = back.document.to_scene("strip").unwrap();
+    let (scene, _) = back.document.to_scene("strip", &[]).unwrap();
     assert_eq!(scene.materials[0].textures.base_color.as_deref(), Some(uri));
 }
 

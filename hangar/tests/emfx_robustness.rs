@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 fn exercise(bytes: &[u8], path: &Path) -> Result<(), hangar::Error> {
     let opened = any::open(bytes, path)?;
     let _ = opened.document.validate();
-    let _ = opened.document.info(opened.format, &opened.warnings);
-    let _ = opened.document.dump()?;
+    let _ = opened.info();
+    let _ = opened.dump()?;
     let ext = path.extension().unwrap().to_string_lossy().to_string();
     let _ = any::convert(&opened, path, Path::new(&format!("out.{ext}")))?;
     if ext != "xsm" {

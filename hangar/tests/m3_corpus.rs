@@ -104,7 +104,7 @@ fn every_corpus_file_rewrites_byte_for_byte_and_through_json() {
         let opened = any::open(&bytes, f).unwrap();
         let (again, _) = any::convert(&opened, f, Path::new("out.m3")).unwrap();
         assert!(again == bytes, "{}: rewrite differs", name(f));
-        let dump = opened.document.dump().unwrap();
+        let dump = opened.dump().unwrap();
         let json_path = Path::new("dump.json");
         let back = any::open(dump.as_bytes(), json_path).unwrap();
         let (from_json, _) = any::convert(&back, json_path, Path::new("out.m3")).unwrap();
@@ -118,7 +118,7 @@ fn an_edited_dump_with_a_longer_name_becomes_a_valid_file() {
     let Some(files) = m3_files() else { return };
     let (f, bytes) = common::pick(&files, "Chaos_Defiler.m3");
     let f = &f;
-    let dump = any::open(&bytes, f).unwrap().document.dump().unwrap();
+    let dump = any::open(&bytes, f).unwrap().dump().unwrap();
     // The sequence and its STC each have the name.
     assert_eq!(dump.matches("\"text\": \"Walk\"").count(), 2);
     let edited = dump.replace("\"text\": \"Walk\"", "\"text\": \"Walk slowly now\"");
@@ -131,11 +131,11 @@ fn an_edited_dump_with_a_longer_name_becomes_a_valid_file() {
         .validate()
         .iter()
         .all(|x| x.severity != Severity::Error));
-    let info = again.document.info(again.format, &again.warnings);
+    let info = again.info();
     let names = info.details["sequence_names"].as_array().unwrap();
     assert!(names.iter().any(|n| n == "Walk slowly now"), "{names:?}");
     let before = any::open(&bytes, f).unwrap();
-    let old = before.document.info(before.format, &before.warnings);
+    let old = before.info();
     assert_eq!(info.vertices, old.vertices);
     assert_eq!(info.triangles, old.triangles);
     assert_eq!(info.bones, old.bones);
@@ -162,7 +162,7 @@ fn every_corpus_file_converts_to_glb_with_its_counts_skin_and_sequences() {
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
         let opened = any::open(&bytes, f).unwrap();
-        let info = opened.document.info(opened.format, &opened.warnings);
+        let info = opened.info();
         let dest = out.join(format!("{}.glb", name(f)));
         let (glb, _) = any::convert(&opened, f, &dest).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(&dest, &glb).unwrap();
@@ -245,7 +245,7 @@ fn an_m3a_adds_its_sequences_to_its_model() {
     let (anims, ab) = common::pick(&files, ".m3a");
     let m = any::open(&mb, &model).unwrap();
     let a = any::open(&ab, &anims).unwrap();
-    let a_info = a.document.info(a.format, &a.warnings);
+    let a_info = a.info();
     assert_eq!(a_info.vertices, 0);
     let added = a_info.sequences.unwrap() as usize;
     assert_eq!(added, 11);
@@ -281,7 +281,7 @@ fn winding_and_tangent_sign_follow_the_normals_and_uvs() {
     for f in files.iter().filter(|f| f.extension().unwrap() == "m3") {
         let bytes = std::fs::read(f).unwrap();
         let opened = any::open(&bytes, f).unwrap();
-        let (scene, _) = opened.document.to_scene("m").unwrap();
+        let (scene, _) = opened.document.to_scene("m", &[]).unwrap();
         for m in &scene.meshes {
             let v = &m.vertices;
             let (Some(ns), Some(ts), Some(uv)) = (&v.normals, &v.tangents, v.uvs.first()) else {

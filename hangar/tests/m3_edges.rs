@@ -109,7 +109,7 @@ fn build(dump: &Value) -> Vec<u8> {
 
 fn scene_of(bytes: &[u8]) -> (hangar::model::Scene, Vec<hangar::Warning>) {
     let opened = any::open(bytes, Path::new("t.m3")).unwrap();
-    opened.document.to_scene("t").unwrap()
+    opened.document.to_scene("t", &[]).unwrap()
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn a_built_triangle_reads_back_with_its_uvs_skin_and_axes() {
     assert_eq!(bytes.len(), index_at + 11 * 16);
     let opened = any::open(&bytes, Path::new("t.m3")).unwrap();
     assert!(opened.warnings.is_empty(), "{:?}", opened.warnings);
-    let info = opened.document.info(opened.format, &opened.warnings);
+    let info = opened.info();
     assert_eq!((info.vertices, info.triangles, info.bones), (3, 1, Some(1)));
     assert_eq!(info.details["modl_version"], 23);
     assert_eq!(info.details["vertex_flags"], "0x182007d");
@@ -271,7 +271,7 @@ fn a_vertex_blob_that_is_not_whole_vertices_fails_clearly() {
     dump["sections"][5]["data"] = json!(base64_of(&v));
     let bytes = build(&dump);
     let opened = any::open(&bytes, Path::new("t.m3")).unwrap();
-    let err = opened.document.to_scene("t").unwrap_err();
+    let err = opened.document.to_scene("t", &[]).unwrap_err();
     assert_eq!(err.path, "MODL.vertices");
     assert!(
         err.message.contains(

@@ -11,7 +11,7 @@ use std::path::Path;
 fn exercise(bytes: &[u8], path: &Path) -> Result<(), hangar::Error> {
     let opened = any::open(bytes, path)?;
     let _ = opened.document.validate();
-    let _ = opened.document.info(opened.format, &opened.warnings);
+    let _ = opened.info();
     let (_bytes, _) = any::convert(&opened, path, Path::new("out.glb"))?;
     let _ = any::convert(&opened, path, Path::new("out.xmf"))?;
     Ok(())

@@ -4,6 +4,7 @@
 //! min/max where glTF requires them, one primitive per material range sharing the mesh's vertex
 //! accessors. Node roles go to `extras.hangar` (`{"collision": true}`), so an import can find them.
 
+pub mod document;
 pub mod export;
 pub mod import;
 

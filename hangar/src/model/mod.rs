@@ -291,13 +291,34 @@ impl Scene {
         m
     }
 
-    /// Merges the meshes of the nodes `keep` accepts into one mesh in world space, one primitive per
-    /// material. Used to write a single-mesh format from a scene of several objects.
-    pub fn flatten(&self, keep: impl Fn(&Node) -> bool) -> Mesh {
+    /// The level of detail node `i` belongs to: the `{"hangar": {"lod": N}}` mark on it or on the
+    /// nearest node above it that has one; 0 without a mark.
+    pub fn lod_of(&self, i: usize) -> u32 {
+        let mut at = Some(i);
+        for _ in 0..=self.nodes.len() {
+            let Some(n) = at.and_then(|i| self.nodes.get(i)) else {
+                break;
+            };
+            if let Some(l) = n
+                .extras
+                .get("hangar")
+                .and_then(|h| h.get("lod"))
+                .and_then(serde_json::Value::as_u64)
+            {
+                return u32::try_from(l).unwrap_or(u32::MAX);
+            }
+            at = n.parent;
+        }
+        0
+    }
+
+    /// Merges the meshes of the nodes (by index) that `keep` accepts into one mesh in world space,
+    /// one primitive per material. Used to write a single-mesh format from a scene of several objects.
+    pub fn flatten(&self, keep: impl Fn(usize) -> bool) -> Mesh {
         let mut out = Mesh::default();
         let mut by_material: Vec<(Option<usize>, Vec<u32>)> = Vec::new();
         let chosen: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].mesh.is_some() && keep(&self.nodes[i]))
+            .filter(|&i| self.nodes[i].mesh.is_some() && keep(i))
             .collect();
         let any = |f: &dyn Fn(&Vertices) -> bool| {
             chosen

@@ -8,6 +8,8 @@
 //! linear tracks are exported exactly; bezier (and TCB, read as linear) tracks are sampled at
 //! 30 frames a second plus every key.
 
+pub mod document;
+
 use super::schema::{self, Count, F};
 use crate::bytes::{Cursor, Writer};
 use crate::error::{Error, Result, Warning};

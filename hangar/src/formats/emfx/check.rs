@@ -31,11 +31,7 @@ pub fn summary(f: &File) -> Summary {
         .iter()
         .map(|c| format!("0x{:x} v{} {}", c.id, c.version, c.name(f.kind)))
         .collect();
-    let morphs: Vec<String> = f
-        .fields_of("morphTargets")
-        .flat_map(|c| c["targets"].as_array().into_iter().flatten())
-        .map(|t| t["name"].as_str().unwrap_or("?").to_string())
-        .collect();
+    let morphs = super::scene::morph_target_names(f);
     let motion = f
         .fields_of("metadata")
         .next()

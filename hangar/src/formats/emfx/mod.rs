@@ -14,6 +14,7 @@
 pub mod build;
 pub mod check;
 pub mod chunks;
+pub mod document;
 pub mod scene;
 
 use super::schema;

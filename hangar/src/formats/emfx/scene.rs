@@ -67,6 +67,25 @@ pub fn sub_motions(f: &File) -> Vec<&Value> {
     subs
 }
 
+/// The morph target names of an actor, in chunk order.
+pub fn morph_target_names(f: &File) -> Vec<String> {
+    f.fields_of("morphTargets")
+        .flat_map(|c| c["targets"].as_array().into_iter().flatten())
+        .map(|t| text(&t["name"]))
+        .collect()
+}
+
+/// The names a motion drives: nodes (XSM) or morph targets (XPM).
+pub fn driven_names(f: &File) -> Vec<String> {
+    let mut names: Vec<String> = sub_motions(f).iter().map(|s| text(&s["name"])).collect();
+    names.extend(
+        f.fields_of("morphAnimation")
+            .flat_map(|c| c["tracks"].as_array().into_iter().flatten())
+            .map(|t| text(&t["name"])),
+    );
+    names
+}
+
 /// The node names, in node order.
 pub fn node_names(f: &File) -> Vec<String> {
     node_fields(f).iter().map(|n| text(&n["name"])).collect()
@@ -79,6 +98,9 @@ pub fn node_parents(f: &File) -> Vec<i64> {
 
 /// Builds the scene of an actor.
 pub fn to_scene(f: &File, name: &str) -> Result<(Scene, Vec<Warning>)> {
+    if f.kind == Kind::Xsm {
+        return motion_alone(f, name);
+    }
     if f.kind != Kind::Xac {
         return Err(Error::unsupported(format!(
             "a {} file is a motion: convert its actor with --motion {}",
@@ -586,6 +608,29 @@ fn build_mesh(
         },
         warnings,
     ))
+}
+
+/// A skeletal motion without its actor: one empty node a moved node name under one root, and the
+/// motion as one animation, so it can be looked at and attached to an actor later by name.
+fn motion_alone(f: &File, name: &str) -> Result<(Scene, Vec<Warning>)> {
+    let mut scene = Scene {
+        name: name.to_string(),
+        ..Default::default()
+    };
+    let mut root = Node::new(name);
+    root.extras
+        .insert("hangar".into(), json!({ "motion_only": true }));
+    scene.nodes.push(root);
+    for s in sub_motions(f) {
+        let node_name = text(&s["name"]);
+        if scene.nodes.iter().skip(1).all(|n| n.name != node_name) {
+            let mut n = Node::new(node_name);
+            n.parent = Some(0);
+            scene.nodes.push(n);
+        }
+    }
+    let warnings = add_motion(&mut scene, f, name)?;
+    Ok((scene, warnings))
 }
 
 /// Adds the animation of a motion file (XSM) to `scene`, bound to nodes by name. Names that do not

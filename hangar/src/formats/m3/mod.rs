@@ -12,6 +12,7 @@
 //! - [`check`]: `hangar validate`.
 
 pub mod check;
+pub mod document;
 pub mod dump;
 pub mod model;
 pub mod read;

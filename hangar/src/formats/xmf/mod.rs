@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod decl;
+pub mod document;
 pub mod mesh;
 pub mod read;
 pub mod write;
