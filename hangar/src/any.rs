@@ -431,6 +431,15 @@ fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut 
 /// A component folder (parts and their `_data.ani`, see [`crate::component`]) as one glTF file.
 pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
     let (scene, mut warnings) = crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?;
+    if scene.meshes.is_empty() && scene.animations.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            None,
+            "",
+            "no model in this folder: a component folder holds PART-lodN.xmf files (or give its XML)",
+        )
+        .in_file(dir));
+    }
     match scene_output(&scene, output) {
         Some(r) => {
             let (bytes, w) = r.map_err(|e| e.in_file(output))?;

@@ -276,7 +276,7 @@ fn a_written_actor_with_a_motion_and_a_morph_motion_poses_as_computed_by_hand() 
         &a,
         Path::new("strip.xac"),
         &dest,
-        &[("wave.xsm".into(), &m1), ("smile.xpm".into(), &m2)],
+        &[("wave".into(), &m1), ("smile".into(), &m2)],
     )
     .unwrap();
     std::fs::write(&dest, &glb).unwrap();

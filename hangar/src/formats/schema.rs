@@ -158,7 +158,10 @@ impl Reader<'_, '_> {
                         Ok(t) if b[end..].iter().all(|&x| x == 0) => t.into(),
                         // Bytes after the NUL (leftovers of the exporter's buffer) are kept.
                         _ => serde_json::json!({
-                            "text": String::from_utf8_lossy(&b[..end]),
+                            "text": match std::str::from_utf8(&b[..end]) {
+                                Ok(t) => t.to_string(),
+                                Err(_) => decode_8bit(&b[..end]),
+                            },
                             "bytes": crate::raw::Bytes::borrowed(b).to_base64(),
                         }),
                     }
@@ -226,12 +229,25 @@ impl Reader<'_, '_> {
     }
 }
 
-/// Text as a JSON string when it is UTF-8, else `{"bytes": base64}`.
+/// Text as a JSON string when it is UTF-8, else `{"text": as Windows-1252, "bytes": base64}`: the
+/// exporters of the time wrote names in the system's 8-bit code page ("S\xe4bel"); the bytes are
+/// what is written back.
 fn text_value(b: &[u8]) -> Value {
     match std::str::from_utf8(b) {
         Ok(s) => s.into(),
-        Err(_) => serde_json::json!({ "bytes": crate::raw::Bytes::borrowed(b).to_base64() }),
+        Err(_) => serde_json::json!({
+            "text": decode_8bit(b),
+            "bytes": crate::raw::Bytes::borrowed(b).to_base64(),
+        }),
     }
+}
+
+/// Text in the 8-bit code page Windows tools wrote (Windows-1252, a superset of Latin-1).
+fn decode_8bit(b: &[u8]) -> String {
+    encoding_rs::WINDOWS_1252
+        .decode_without_bom_handling(b)
+        .0
+        .into_owned()
 }
 
 pub type WriteError = (String, String);

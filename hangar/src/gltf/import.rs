@@ -101,7 +101,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             morph_targets: Vec::new(),
             ..Default::default()
         };
-        let mut parts: Vec<(Vertices, Vec<u32>, Option<usize>)> = Vec::new();
+        let mut parts: Vec<Part> = Vec::new();
         // Primitives that share their vertex accessors (hangar's own export does) share vertices.
         let mut seen: Vec<(Vec<(String, usize)>, usize)> = Vec::new();
         let mut shared: Vec<(usize, usize)> = Vec::new();
@@ -135,7 +135,12 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                         format!("index {bad} is out of range: there are {n} vertices"),
                     ));
                 }
-                parts.push((Vertices::default(), indices, p.material().index()));
+                parts.push((
+                    Vertices::default(),
+                    indices,
+                    p.material().index(),
+                    Vec::new(),
+                ));
                 let last = parts.len() - 1;
                 // Indices of a shared part are relative to the part that holds the vertices.
                 shared.push((last, part));
@@ -167,6 +172,43 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             while let Some(c) = r.read_colors(colors.len() as u32) {
                 colors.push(c.into_rgba_f32().collect::<Vec<_>>());
             }
+            // The first four influences; more sets than one are reported, not read.
+            let joints: Option<Vec<[u16; 4]>> = r.read_joints(0).map(|j| j.into_u16().collect());
+            let weights: Option<Vec<[f32; 4]>> = r.read_weights(0).map(|w| w.into_f32().collect());
+            if r.read_joints(1).is_some() {
+                warnings.push(Warning::new(
+                    None,
+                    &path,
+                    "more than four joints a vertex: only JOINTS_0/WEIGHTS_0 are read",
+                ));
+            }
+            let targets: Vec<TargetData> = r
+                .read_morph_targets()
+                .map(|(p, nr, _)| {
+                    (
+                        p.map(|i| i.collect()).unwrap_or_else(|| vec![[0.0; 3]; n]),
+                        nr.map(|i| i.collect()),
+                    )
+                })
+                .collect();
+            for (name, len) in joints
+                .iter()
+                .map(|v| ("JOINTS_0", v.len()))
+                .chain(weights.iter().map(|v| ("WEIGHTS_0", v.len())))
+                .chain(
+                    targets
+                        .iter()
+                        .map(|t| ("a morph target's POSITION", t.0.len())),
+                )
+                .chain(
+                    targets
+                        .iter()
+                        .filter_map(|t| t.1.as_ref())
+                        .map(|v| ("a morph target's NORMAL", v.len())),
+                )
+            {
+                sized(name, len)?;
+            }
             for (name, len) in normals
                 .iter()
                 .map(|v| ("NORMAL", v.len()))
@@ -193,13 +235,34 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                     tangents,
                     uvs,
                     colors,
+                    joints: joints.filter(|_| weights.is_some()),
+                    weights,
                     ..Default::default()
                 },
                 indices,
                 p.material().index(),
+                targets,
             ));
         }
         merge_primitives(&mut out, parts, &shared);
+        // Blender and three.js keep morph target names in the mesh's extras.
+        let names: Vec<String> = out
+            .extras
+            .get("targetNames")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (k, t) in out.morph_targets.iter_mut().enumerate() {
+            t.name = names
+                .get(k)
+                .filter(|n| !n.is_empty())
+                .cloned()
+                .unwrap_or_else(|| format!("target {k}"));
+        }
         scene.meshes.push(out);
     }
     for node in doc.nodes() {
@@ -223,9 +286,29 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             rotation: Quat::from_array(r),
             scale: Vec3::from(s),
             mesh: node.mesh().map(|m| m.index()),
+            skin: node.skin().map(|s| s.index()),
             role,
             extras: ex,
             ..Default::default()
+        });
+    }
+    for skin in doc.skins() {
+        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+        let given: Vec<[f32; 16]> = skin
+            .reader(get)
+            .read_inverse_bind_matrices()
+            .map(|m| m.map(bytemuck::cast).collect())
+            .unwrap_or_default();
+        let inverse_bind = if given.len() == joints.len() {
+            given
+        } else {
+            // Missing (or short): identity, as glTF says.
+            vec![glam::Mat4::IDENTITY.to_cols_array(); joints.len()]
+        };
+        scene.skins.push(model::Skin {
+            name: skin.name().unwrap_or("skin").to_string(),
+            joints,
+            inverse_bind,
         });
     }
     for node in doc.nodes() {
@@ -242,24 +325,32 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
 
 /// Puts a glTF mesh's primitives (each with its own vertices) into one vertex set.
 /// `shared` lists parts with no vertices of their own, as (part, part holding its vertices).
-fn merge_primitives(
-    out: &mut Mesh,
-    parts: Vec<(Vertices, Vec<u32>, Option<usize>)>,
-    shared: &[(usize, usize)],
-) {
+fn merge_primitives(out: &mut Mesh, parts: Vec<Part>, shared: &[(usize, usize)]) {
     let total: usize = parts.iter().map(|p| p.0.len()).sum();
     let with_normals = parts.iter().any(|p| p.0.normals.is_some());
     let with_tangents = parts.iter().any(|p| p.0.tangents.is_some());
     let uv_sets = parts.iter().map(|p| p.0.uvs.len()).max().unwrap_or(0);
     let color_sets = parts.iter().map(|p| p.0.colors.len()).max().unwrap_or(0);
+    let skinned = parts.iter().any(|p| p.0.joints.is_some());
+    let target_count = parts.iter().map(|p| p.3.len()).max().unwrap_or(0);
+    let target_normals = parts.iter().any(|p| p.3.iter().any(|t| t.1.is_some()));
+    out.morph_targets = (0..target_count)
+        .map(|_| model::MorphTarget {
+            positions: Vec::with_capacity(total),
+            normals: target_normals.then(|| Vec::with_capacity(total)),
+            ..Default::default()
+        })
+        .collect();
     let v = &mut out.vertices;
     v.positions.reserve(total);
     v.normals = with_normals.then(|| Vec::with_capacity(total));
     v.tangents = with_tangents.then(|| Vec::with_capacity(total));
     v.uvs = vec![Vec::with_capacity(total); uv_sets];
     v.colors = vec![Vec::with_capacity(total); color_sets];
+    v.joints = skinned.then(|| Vec::with_capacity(total));
+    v.weights = skinned.then(|| Vec::with_capacity(total));
     let mut bases = Vec::with_capacity(parts.len());
-    for (pi, (src, indices, material)) in parts.into_iter().enumerate() {
+    for (pi, (src, indices, material, targets)) in parts.into_iter().enumerate() {
         let base = match shared.iter().find(|(p, _)| *p == pi) {
             Some(&(_, owner)) => bases[owner],
             None => v.positions.len() as u32,
@@ -292,12 +383,41 @@ fn merge_primitives(
                     .unwrap_or_else(|| vec![[1.0; 4]; n]),
             );
         }
+        if let (Some(j), Some(w)) = (v.joints.as_mut(), v.weights.as_mut()) {
+            match (src.joints, src.weights) {
+                (Some(sj), Some(sw)) => {
+                    j.extend(sj);
+                    w.extend(sw);
+                }
+                _ => {
+                    j.extend(vec![[0; 4]; n]);
+                    w.extend(vec![[1.0, 0.0, 0.0, 0.0]; n]);
+                }
+            }
+        }
+        for (k, t) in out.morph_targets.iter_mut().enumerate() {
+            let src = targets.get(k);
+            t.positions
+                .extend(src.map_or_else(|| vec![[0.0; 3]; n], |s| s.0.clone()));
+            if let Some(d) = t.normals.as_mut() {
+                d.extend(
+                    src.and_then(|s| s.1.clone())
+                        .unwrap_or_else(|| vec![[0.0; 3]; n]),
+                );
+            }
+        }
         out.primitives.push(Primitive {
             indices: indices.into_iter().map(|i| i + base).collect(),
             material,
         });
     }
 }
+
+/// A morph target of one primitive: position offsets and normal offsets.
+type TargetData = (Vec<[f32; 3]>, Option<Vec<[f32; 3]>>);
+
+/// A primitive read on its own: vertices, indices, material, morph targets.
+type Part = (Vertices, Vec<u32>, Option<usize>, Vec<TargetData>);
 
 /// `%20` and friends back to bytes (a URI reference back to a file path).
 fn percent_decode(uri: &str) -> String {

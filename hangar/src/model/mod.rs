@@ -291,25 +291,106 @@ impl Scene {
         m
     }
 
-    /// The level of detail node `i` belongs to: the `{"hangar": {"lod": N}}` mark on it or on the
-    /// nearest node above it that has one; 0 without a mark.
-    pub fn lod_of(&self, i: usize) -> u32 {
+    /// The scene with only the nodes `keep` accepts: a dropped node's children hang on its nearest
+    /// kept ancestor; skins lose dropped joints (with their matrices), animations their channels.
+    pub fn retain_nodes(&self, keep: impl Fn(usize) -> bool) -> Scene {
+        let kept: Vec<usize> = (0..self.nodes.len()).filter(|&i| keep(i)).collect();
+        let new_index = |i: usize| kept.iter().position(|&k| k == i);
+        let mut out = Scene {
+            nodes: Vec::with_capacity(kept.len()),
+            skins: Vec::with_capacity(self.skins.len()),
+            animations: Vec::with_capacity(self.animations.len()),
+            ..self.clone()
+        };
+        for &i in &kept {
+            let mut n = self.nodes[i].clone();
+            let mut p = n.parent;
+            for _ in 0..=self.nodes.len() {
+                match p {
+                    Some(q) if new_index(q).is_none() => {
+                        p = self.nodes.get(q).and_then(|x| x.parent)
+                    }
+                    _ => break,
+                }
+            }
+            n.parent = p.and_then(new_index);
+            out.nodes.push(n);
+        }
+        for s in &self.skins {
+            let (joints, inverse_bind) = s
+                .joints
+                .iter()
+                .zip(&s.inverse_bind)
+                .filter_map(|(&j, m)| new_index(j).map(|n| (n, *m)))
+                .unzip();
+            out.skins.push(Skin {
+                name: s.name.clone(),
+                joints,
+                inverse_bind,
+            });
+        }
+        for a in &self.animations {
+            let mut a = a.clone();
+            a.channels.retain_mut(|c| match new_index(c.node) {
+                Some(n) => {
+                    c.node = n;
+                    true
+                }
+                None => false,
+            });
+            out.animations.push(a);
+        }
+        out
+    }
+
+    /// True for a node hangar added on the way to glTF that the source file does not have (one
+    /// root over an actor's several roots).
+    pub fn is_added_root(&self, i: usize) -> bool {
+        self.nodes.get(i).is_some_and(|n| {
+            n.extras
+                .get("hangar")
+                .and_then(|h| h.get("actor_root"))
+                .and_then(serde_json::Value::as_bool)
+                == Some(true)
+        })
+    }
+
+    /// The level of detail node `i` is marked as: the `{"hangar": {"lod": N}}` mark on it or on the
+    /// nearest node above it that has one. Unmarked nodes are the model itself.
+    pub fn lod_mark(&self, i: usize) -> Option<u32> {
         let mut at = Some(i);
         for _ in 0..=self.nodes.len() {
-            let Some(n) = at.and_then(|i| self.nodes.get(i)) else {
-                break;
-            };
+            let n = at.and_then(|i| self.nodes.get(i))?;
             if let Some(l) = n
                 .extras
                 .get("hangar")
                 .and_then(|h| h.get("lod"))
                 .and_then(serde_json::Value::as_u64)
             {
-                return u32::try_from(l).unwrap_or(u32::MAX);
+                return Some(u32::try_from(l).unwrap_or(u32::MAX));
             }
             at = n.parent;
         }
-        0
+        None
+    }
+
+    /// Which nodes make level of detail `lod`: for LOD 0 the unmarked model (an actor's nested LOD 0
+    /// copy is left out), or the nodes marked 0 when nothing with a mesh is unmarked; for LOD N the
+    /// nodes marked N.
+    pub fn lod_mask(&self, lod: u32) -> Vec<bool> {
+        let marks: Vec<Option<u32>> = (0..self.nodes.len()).map(|i| self.lod_mark(i)).collect();
+        let unmarked_mesh = self
+            .nodes
+            .iter()
+            .zip(&marks)
+            .any(|(n, m)| n.mesh.is_some() && m.is_none());
+        marks
+            .iter()
+            .map(|m| match m {
+                None => lod == 0 && unmarked_mesh,
+                Some(l) => *l == lod && !(lod == 0 && unmarked_mesh),
+            })
+            .collect()
     }
 
     /// Merges the meshes of the nodes (by index) that `keep` accepts into one mesh in world space,

@@ -46,8 +46,15 @@ fn chunk(id: u32, version: u32, fields: Value) -> Chunk {
     }
 }
 
-/// The actor file of `scene`.
+/// The actor file of `scene`: its LOD 0 (nodes marked as other LODs are left out, as are the roots
+/// hangar added when it read an actor).
 pub fn actor(scene: &Scene) -> Result<File> {
+    let lod0 = scene.lod_mask(0);
+    let lod0 = scene.retain_nodes(|i| lod0[i] && !scene.is_added_root(i));
+    actor_of(&lod0)
+}
+
+fn actor_of(scene: &Scene) -> Result<File> {
     if scene.nodes.iter().all(|n| n.mesh.is_some()) {
         if scene.nodes.is_empty() {
             return Err(Error::refused(
@@ -64,7 +71,7 @@ pub fn actor(scene: &Scene) -> Result<File> {
         s.skins
             .iter_mut()
             .for_each(|k| k.joints.iter_mut().for_each(|j| *j += 1));
-        return actor(&s);
+        return actor_of(&s);
     }
     let bones: Vec<usize> = (0..scene.nodes.len())
         .filter(|&i| scene.nodes[i].mesh.is_none())

@@ -222,7 +222,9 @@ fn read_chunk(c: &mut Cursor<'_>, kind: Kind, warnings: &mut Vec<Warning>) -> Re
         Ok(m) => {
             let length = (c.pos() - start) as u64;
             if length != declared as u64 {
-                warnings.push(Warning::new(
+                // Exporters write wrong lengths for whole chunk kinds (FORMAT-NOTES); the
+                // structure reads to its end, so this is a note, not a problem.
+                warnings.push(Warning::note(
                     Some(offset as u64),
                     place(c),
                     format!("{name} chunk 0x{id:x} v{version}: declared length {declared}, structure {length}: read by the structure"),

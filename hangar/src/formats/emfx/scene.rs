@@ -133,6 +133,21 @@ pub fn to_scene(f: &File, name: &str) -> Result<(Scene, Vec<Warning>)> {
         ));
     }
 
+    // glTF wants the joints of a skin under one root: actors with several root nodes (helpers,
+    // cameras beside the skeleton) get one, marked so the way back leaves it out.
+    let roots = (0..n).filter(|&i| scene.nodes[i].parent.is_none()).count();
+    if roots > 1 {
+        let mut root = Node::new(name);
+        root.extras
+            .insert("hangar".into(), json!({ "actor_root": true }));
+        scene.nodes.push(root);
+        for node in scene.nodes.iter_mut().take(n) {
+            if node.parent.is_none() {
+                node.parent = Some(n);
+            }
+        }
+    }
+
     materials(f, &mut scene);
 
     let skinned_any = f.fields_of("skinning").next().is_some() && n > 0;
@@ -845,12 +860,23 @@ fn finish(
         ));
         return warnings;
     }
-    let name = motion
+    // The file's name tells clips apart; the name inside is often the exporter's scene name, the
+    // same for every motion of a folder.
+    let inside = motion
         .fields_of("metadata")
         .next()
         .map(|m| text(&m["motionName"]))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| label.to_string());
+        .filter(|s| !s.is_empty() && s != "?");
+    let base = Some(label.to_string())
+        .filter(|l| !l.is_empty())
+        .or(inside)
+        .unwrap_or_else(|| motion.kind.name().to_string());
+    let mut name = base.clone();
+    let mut k = 2;
+    while scene.animations.iter().any(|a| a.name == name) {
+        name = format!("{base} {k}");
+        k += 1;
+    }
     let mut extras = Map::new();
     extras.insert(
         motion.kind.name().to_ascii_lowercase(),

@@ -68,11 +68,10 @@ impl FileFormat for XmfFormat {
         } else {
             Role::Visual
         };
+        let in_lod = scene.lod_mask(lod);
         let keep = |i: usize| {
             let n = &scene.nodes[i];
-            n.mesh.is_some()
-                && n.role == want
-                && (want == Role::Collision || scene.lod_of(i) == lod)
+            n.mesh.is_some() && n.role == want && (want == Role::Collision || in_lod[i])
         };
         let has_role = (0..scene.nodes.len()).any(keep);
         let mut warnings = Vec::new();
