@@ -289,3 +289,161 @@ fn a_component_folder_converts_to_one_glb() {
     );
     assert_eq!(g.meshes().count(), 2);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_failed_write_to_standard_output_is_an_error() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let Ok(full) = full else {
+        eprintln!("skipped: no /dev/full here");
+        return;
+    };
+    let status = Command::new(env!("CARGO_BIN_EXE_hangar"))
+        .args(["dump", &sample("wedge-lod0.xmf")])
+        .stdout(full)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&status.stderr).contains("standard output"));
+}
+
+#[test]
+fn info_json_gives_one_entry_per_argument_in_order() {
+    let d = tmp("info-multi");
+    let missing = d.join("missing.xmf");
+    let (code, out, _) = hangar(&[
+        "info",
+        "--json",
+        &sample("wedge-lod0.xmf"),
+        missing.to_str().unwrap(),
+        &sample("wedge-collision.xmf"),
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), 3);
+    assert_eq!(a[0]["vertices"], 32);
+    assert!(a[1]["error"].as_str().unwrap().contains("missing.xmf"));
+    assert_eq!(a[2]["vertices"], 9);
+}
+
+#[test]
+fn a_folder_batch_never_collides_and_skips_its_own_output() {
+    let d = tmp("batch");
+    let src = d.join("game");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    // Same stem twice in one folder, and the same name in a subfolder.
+    std::fs::copy(sample("wedge-lod0.xmf"), src.join("part.xmf")).unwrap();
+    std::fs::copy(sample("wedge-collision.xmf"), src.join("part.XMF")).unwrap();
+    std::fs::copy(sample("wedge-lod0.xmf"), src.join("sub/part.xmf")).unwrap();
+    let out = src.join("out");
+    // A temporary file of a killed run is cleaned up.
+    std::fs::create_dir_all(out.join("sub")).unwrap();
+    let stale = out.join("sub/.part.glb.hangar-4000000000.tmp");
+    std::fs::write(&stale, b"half").unwrap();
+    let run = || hangar(&["convert", src.to_str().unwrap(), out.to_str().unwrap()]);
+    let (code, _, err) = run();
+    assert_eq!(code, 0, "{err}");
+    assert!(!stale.exists());
+    let mut glbs: Vec<String> = walk(&out)
+        .into_iter()
+        .filter(|p| p.ends_with(".glb"))
+        .collect();
+    glbs.sort();
+    assert_eq!(glbs, ["part.XMF.glb", "part.xmf.glb", "sub/part.glb"]);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["converted"], 3);
+    assert_eq!(report["failed"].as_array().unwrap().len(), 0);
+    // Again into the same folder inside the input: the same outputs, none of them converted.
+    let (code, _, err) = run();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("3 files converted, 0 failed"), "{err}");
+    assert_eq!(walk(&out).iter().filter(|p| p.ends_with(".glb")).count(), 3);
+}
+
+/// Files under `dir`, relative, `/`-separated.
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push(rel);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_folder_is_not_converted_into_a_file_name_and_an_empty_folder_is_an_error() {
+    let d = tmp("folder-refusals");
+    let src = d.join("in");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::copy(sample("wedge-lod0.xmf"), src.join("wedge-lod0.xmf")).unwrap();
+    let target = d.join("x-lod0.xmf");
+    let (code, _, err) = hangar(&["convert", src.to_str().unwrap(), target.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("looks like a file"), "{err}");
+    assert!(!target.exists());
+    let empty = d.join("empty/a");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("readme.txt"), "hi").unwrap();
+    let glb = d.join("empty.glb");
+    let (code, _, err) = hangar(&[
+        "convert",
+        d.join("empty").to_str().unwrap(),
+        glb.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no model"), "{err}");
+    assert!(!glb.exists());
+    let (code, _, err) = hangar(&[
+        "convert",
+        d.join("empty").to_str().unwrap(),
+        d.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no file hangar can convert"), "{err}");
+}
+
+#[test]
+fn a_folder_of_actors_takes_each_motion_into_its_actor() {
+    let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
+        eprintln!("skipped: HANGAR_CORPUS is not set");
+        return;
+    };
+    let e = Path::new(&root).join("emfx");
+    let d = tmp("actors");
+    let src = d.join("in");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::copy(e.join("vic2vl__Zulu_Infantry.xac"), src.join("zulu.xac")).unwrap();
+    std::fs::copy(e.join("vic2vl__Zulu_Idle.xsm"), src.join("zulu.xsm")).unwrap();
+    std::fs::copy(e.join("vic2vl__flag_anim.xsm"), src.join("flag_anim.xsm")).unwrap();
+    let out = d.join("out");
+    let (code, _, err) = hangar(&["convert", src.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let outputs = report["outputs"].as_array().unwrap();
+    // The actor with its motion, and the flag's motion (no flag actor here) on its own.
+    assert_eq!(outputs.len(), 2, "{report}");
+    let zulu = outputs
+        .iter()
+        .find(|o| o["input"].as_str().unwrap().ends_with("zulu.xac"))
+        .unwrap();
+    assert!(zulu["motions"][0].as_str().unwrap().ends_with("zulu.xsm"));
+    // Its motion has no output of its own, so nothing shares the stem.
+    assert!(zulu["output"].as_str().unwrap().ends_with("zulu.glb"));
+    assert!(out.join("flag_anim.glb").exists());
+}

@@ -523,9 +523,9 @@ fn meshes(
         };
         let lookup_first = r.u32("firstBoneLookup").unwrap_or(0) as usize;
         let lookup_count = r.u32("boneLookupCount").unwrap_or(0) as usize;
-        let root_bone = lookup
-            .get(lookup_first + r.u32("rootBone").unwrap_or(0) as usize)
-            .map_or(0, |&b| b as usize);
+        // Vertices without weight follow the first bone of the region's lookup range, as the game
+        // binds them (the region's `rootBone` field is not an index into that range).
+        let root_bone = lookup.get(lookup_first).map_or(0, |&b| b as usize);
         let mut v = Vertices {
             normals: layout.normal.map(|_| Vec::with_capacity(count)),
             tangents: layout
