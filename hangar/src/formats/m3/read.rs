@@ -144,7 +144,8 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
                     } else {
                         0
                     };
-                    warnings.push(Warning::new(
+                    // Real files have other sizes for some tag versions; the bytes are kept.
+                    warnings.push(Warning::note(
                         Some(e.offset as u64),
                         &path,
                         format!(

@@ -321,7 +321,8 @@ fn check_header_counts(x: &Xmf<'_>, warnings: &mut Vec<Warning>) {
     let indices = x.index_buffer().map(|(_, b)| b.items);
     if let Some(v) = vertices {
         if x.header.vertex_count != v {
-            warnings.push(Warning::new(
+            // Third-party exporters leave the header counts uninitialised; the buffers say.
+            warnings.push(Warning::note(
                 Some(14),
                 "XMF.vertexCount",
                 format!(
@@ -333,7 +334,7 @@ fn check_header_counts(x: &Xmf<'_>, warnings: &mut Vec<Warning>) {
     }
     if let Some(i) = indices {
         if x.header.index_count != i {
-            warnings.push(Warning::new(
+            warnings.push(Warning::note(
                 Some(18),
                 "XMF.indexCount",
                 format!(
