@@ -351,6 +351,10 @@ fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) 
     for (m, o) in motions.iter().zip(&motion_files) {
         print_warnings(m, &o.warnings, verbose);
     }
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    }
     hangar::io::write_output(output, &out)?;
     if verbose {
         eprintln!("wrote {} ({} bytes)", output.display(), out.len());

@@ -1,5 +1,8 @@
 //! The hangar binary as a user runs it: exit codes, JSON output, refusals, whole-file writes.
 
+#[path = "../../hangar/tests/common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -217,8 +220,7 @@ fn help_teaches_by_example() {
 /// HANGAR_CORPUS).
 #[test]
 fn m3_info_and_motion_from_the_command_line() {
-    let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
-        eprintln!("skipped: HANGAR_CORPUS is not set");
+    let Some(root) = common::corpus_root() else {
         return;
     };
     let dir = Path::new(&root).join("m3");
@@ -262,8 +264,7 @@ fn m3_info_and_motion_from_the_command_line() {
 /// animated scene (skipped without HANGAR_CORPUS).
 #[test]
 fn a_component_folder_converts_to_one_glb() {
-    let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
-        eprintln!("skipped: HANGAR_CORPUS is not set");
+    let Some(root) = common::corpus_root() else {
         return;
     };
     let x4 = Path::new(&root).join("x4");
@@ -419,8 +420,7 @@ fn a_folder_is_not_converted_into_a_file_name_and_an_empty_folder_is_an_error() 
 
 #[test]
 fn a_folder_of_actors_takes_each_motion_into_its_actor() {
-    let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
-        eprintln!("skipped: HANGAR_CORPUS is not set");
+    let Some(root) = common::corpus_root() else {
         return;
     };
     let e = Path::new(&root).join("emfx");

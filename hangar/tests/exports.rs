@@ -7,8 +7,7 @@ use hangar::any;
 use std::path::{Path, PathBuf};
 
 fn corpus_file(sub: &str, name: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("HANGAR_CORPUS")?;
-    let p = Path::new(&root).join(sub).join(name);
+    let p = common::corpus_root()?.join(sub).join(name);
     assert!(
         p.is_file(),
         "HANGAR_CORPUS is set but {} is missing",

@@ -8,11 +8,8 @@ use std::path::{Path, PathBuf};
 /// is unset (a user's fresh clone: the test says it is skipped). With HANGAR_CORPUS set, a missing
 /// folder or an empty listing fails.
 pub fn corpus(sub: &str, ext: &str) -> Option<Vec<PathBuf>> {
-    let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
-        eprintln!("skipped: HANGAR_CORPUS is not set, so the corpus tests do not run");
-        return None;
-    };
-    let dir = Path::new(&root).join(sub);
+    let root = corpus_root()?;
+    let dir = root.join(sub);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| {
             panic!(
@@ -29,6 +26,25 @@ pub fn corpus(sub: &str, ext: &str) -> Option<Vec<PathBuf>> {
     files.sort();
     assert!(!files.is_empty(), "no .{ext} files in {}", dir.display());
     Some(files)
+}
+
+/// The corpus folder (HANGAR_CORPUS), or `None` when unset. Either way the calling test leaves a
+/// mark in `target/tmp/corpus-tests/` (`NAME.ran` or `NAME.skipped`), which `.ci/run` counts in its
+/// last lines.
+pub fn corpus_root() -> Option<PathBuf> {
+    let root = std::env::var_os("HANGAR_CORPUS").map(PathBuf::from);
+    let marks = Path::new(env!("CARGO_TARGET_TMPDIR")).join("corpus-tests");
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("unnamed")
+        .replace("::", "-");
+    let _ = std::fs::create_dir_all(&marks);
+    let kind = if root.is_some() { "ran" } else { "skipped" };
+    let _ = std::fs::write(marks.join(format!("{}.{kind}", test)), b"");
+    if root.is_none() {
+        eprintln!("skipped: HANGAR_CORPUS is not set, so this real-file test does not run");
+    }
+    root
 }
 
 /// Where a test writes glTF files; `.ci/run` validates everything under `target/tmp/gltf`.
