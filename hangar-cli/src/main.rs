@@ -321,8 +321,13 @@ fn motion_labels(motions: &[PathBuf]) -> Vec<String> {
     labels
 }
 
-/// Converts one file; returns the warnings (the reader's, the motions', the conversion's).
-fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) -> Result<usize> {
+/// Converts one file; returns its warnings (the reader's, the motions', the conversion's; not notes).
+fn convert_one(
+    input: &Path,
+    output: &Path,
+    motions: &[PathBuf],
+    verbose: bool,
+) -> Result<Vec<String>> {
     if hangar::io::same_file(input, output) {
         bail!(
             "{}: refusing to write over the input; pick another output name",
@@ -359,13 +364,20 @@ fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) 
     if verbose {
         eprintln!("wrote {} ({} bytes)", output.display(), out.len());
     }
-    let count = |w: &[hangar::Warning]| w.iter().filter(|w| !w.note).count();
-    Ok(count(&opened.warnings)
-        + count(&warnings)
-        + motion_files
-            .iter()
-            .map(|o| count(&o.warnings))
-            .sum::<usize>())
+    let mut all: Vec<String> = Vec::new();
+    let mut keep = |file: &Path, w: &[hangar::Warning]| {
+        all.extend(
+            w.iter()
+                .filter(|w| !w.note)
+                .map(|w| format!("{}: {w}", file.display())),
+        )
+    };
+    keep(input, &opened.warnings);
+    keep(input, &warnings);
+    for (m, o) in motions.iter().zip(&motion_files) {
+        keep(m, &o.warnings);
+    }
+    Ok(all)
 }
 
 fn convert_component(input: &Path, output: &Path, verbose: bool) -> Result<()> {
@@ -406,7 +418,7 @@ fn convert_folder(input: &Path, output: &Path, to: &str, verbose: bool) -> Resul
     if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
         bar.set_style(style);
     }
-    let results: Vec<(&hangar::batch::Job, Result<usize>)> = jobs
+    let results: Vec<(&hangar::batch::Job, Result<Vec<String>>)> = jobs
         .par_iter()
         .map(|j| {
             let r = j
@@ -424,7 +436,11 @@ fn convert_folder(input: &Path, output: &Path, to: &str, verbose: bool) -> Resul
         .iter()
         .filter_map(|(j, r)| r.as_ref().err().map(|e| serde_json::json!({ "file": j.input.display().to_string(), "error": format!("{e:#}") })))
         .collect();
-    let warned: usize = results.iter().filter_map(|(_, r)| r.as_ref().ok()).sum();
+    let warnings: Vec<&String> = results
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .flatten()
+        .collect();
     for f in &failed {
         eprintln!("error: {}", f["error"].as_str().unwrap_or_default());
     }
@@ -433,7 +449,7 @@ fn convert_folder(input: &Path, output: &Path, to: &str, verbose: bool) -> Resul
         "input": input.display().to_string(),
         "converted": results.len() - failed.len(),
         "failed": failed,
-        "warnings": warned,
+        "warnings": warnings,
         "outputs": results.iter().filter(|(_, r)| r.is_ok()).map(|(j, _)| serde_json::json!({
             "input": j.input.display().to_string(),
             "motions": j.motions.iter().map(|m| m.display().to_string()).collect::<Vec<_>>(),
@@ -445,7 +461,7 @@ fn convert_folder(input: &Path, output: &Path, to: &str, verbose: bool) -> Resul
         "{} files converted, {} failed, {} warnings (details: {})",
         results.len() - failed.len(),
         failed.len(),
-        warned,
+        warnings.len(),
         report.display()
     );
     Ok(failed.is_empty())

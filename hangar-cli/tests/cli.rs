@@ -446,4 +446,29 @@ fn a_folder_of_actors_takes_each_motion_into_its_actor() {
     // Its motion has no output of its own, so nothing shares the stem.
     assert!(zulu["output"].as_str().unwrap().ends_with("zulu.glb"));
     assert!(out.join("flag_anim.glb").exists());
+    // Warnings of a batch are kept in the report: the zulu texture that is not in the folder.
+    let warnings = report["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("zulu_infantry_diffuse")),
+        "{report}"
+    );
+}
+
+#[test]
+fn an_output_folder_that_cannot_be_made_is_one_error() {
+    let d = tmp("unwritable");
+    let src = d.join("in");
+    std::fs::create_dir_all(&src).unwrap();
+    for i in 0..5 {
+        std::fs::copy(sample("wedge-lod0.xmf"), src.join(format!("p{i}-lod0.xmf"))).unwrap();
+    }
+    // A file where a folder should be: no folder can be made below it, even by root.
+    std::fs::write(d.join("blocker"), b"").unwrap();
+    let out = d.join("blocker").join("out");
+    let (code, _, err) = hangar(&["convert", src.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&out.display().to_string()), "{err}");
 }
