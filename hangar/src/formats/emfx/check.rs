@@ -1,21 +1,15 @@
 //! `hangar validate` and `hangar info` for XAC, XSM and XPM.
 
 use super::{File, Kind};
+use crate::any::Info;
 use crate::validate::Finding;
 use serde_json::{json, Value};
-
-pub struct Summary {
-    pub vertices: u64,
-    pub triangles: u64,
-    pub nodes: u64,
-    pub animations: u64,
-    pub details: Value,
-}
 
 use super::scene::sub_motions;
 use crate::formats::schema::value::{f32 as f32_of, int};
 
-pub fn summary(f: &File) -> Summary {
+/// The numbers `hangar info` shows for an XAC, XSM or XPM file.
+pub fn summary(f: &File) -> Info {
     let nodes = super::scene::node_names(f);
     let meshes: Vec<&Value> = f.fields_of("mesh").collect();
     let vertices = meshes
@@ -40,11 +34,11 @@ pub fn summary(f: &File) -> Summary {
         Kind::Xac => 0,
         _ => 1,
     };
-    Summary {
+    Info {
         vertices,
         triangles,
-        nodes: nodes.len() as u64,
-        animations,
+        bones: Some(nodes.len() as u64),
+        animations: Some(animations),
         details: json!({
             "kind": f.kind.name(),
             "nodes": nodes,
@@ -54,6 +48,7 @@ pub fn summary(f: &File) -> Summary {
             "motion_name": motion,
             "chunks": chunks,
         }),
+        ..Default::default()
     }
 }
 

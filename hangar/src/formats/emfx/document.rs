@@ -62,15 +62,7 @@ impl FileFormat for EmfxFormat {
 
 impl Document for EmfxDocument {
     fn info(&self) -> Info {
-        let s = check::summary(&self.0);
-        Info {
-            vertices: s.vertices,
-            triangles: s.triangles,
-            bones: Some(s.nodes),
-            animations: Some(s.animations),
-            details: s.details,
-            ..Default::default()
-        }
+        check::summary(&self.0)
     }
 
     fn dump(&self) -> Result<Value> {

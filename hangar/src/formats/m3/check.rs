@@ -5,34 +5,26 @@ use super::model::Model;
 use super::scene::{VertexLayout, SD_FIELDS};
 use super::table::{Entry, Link};
 use super::M3;
+use crate::any::Info;
 use crate::validate::Finding;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// The numbers `hangar info` shows for an M3 file.
-pub struct Summary {
-    pub vertices: u64,
-    pub triangles: u64,
-    pub bones: u64,
-    pub sequences: u64,
-    pub details: Value,
-}
-
-pub fn summary(m3: &M3<'_>) -> Summary {
+pub fn summary(m3: &M3<'_>) -> Info {
     let model = Model::new(m3);
-    let mut s = Summary {
-        vertices: 0,
-        triangles: 0,
-        bones: 0,
-        sequences: 0,
+    let mut s = Info {
+        bones: Some(0),
+        sequences: Some(0),
         details: json!({}),
+        ..Default::default()
     };
     let Ok(modl) = model.modl() else {
         s.details = json!({ "error": "the header does not point at a readable MODL" });
         return s;
     };
     let count = |name: &str| modl.reference(name).map_or(0, |r| r.entries as u64);
-    s.bones = count("bones");
-    s.sequences = count("sequences");
+    s.bones = Some(count("bones"));
+    s.sequences = Some(count("sequences"));
     let mut regions = 0;
     if let Some(div) = model
         .follow(&modl, "divisions", "DIV_", "MODL")

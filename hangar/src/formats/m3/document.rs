@@ -52,15 +52,7 @@ impl FileFormat for M3Format {
 
 impl Document for M3Document<'_> {
     fn info(&self) -> Info {
-        let s = check::summary(&self.0);
-        Info {
-            vertices: s.vertices,
-            triangles: s.triangles,
-            bones: Some(s.bones),
-            sequences: Some(s.sequences),
-            details: s.details,
-            ..Default::default()
-        }
+        check::summary(&self.0)
     }
 
     fn dump(&self) -> Result<Value> {
