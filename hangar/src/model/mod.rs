@@ -302,8 +302,13 @@ impl Scene {
             animations: Vec::with_capacity(self.animations.len()),
             ..self.clone()
         };
-        for &i in &kept {
-            let mut n = self.nodes[i].clone();
+        for n in self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| kept.contains(i))
+        {
+            let mut n = n.1.clone();
             let mut p = n.parent;
             for _ in 0..=self.nodes.len() {
                 match p {

@@ -70,8 +70,11 @@ impl FileFormat for XmfFormat {
         };
         let in_lod = scene.lod_mask(lod);
         let keep = |i: usize| {
-            let n = &scene.nodes[i];
-            n.mesh.is_some() && n.role == want && (want == Role::Collision || in_lod[i])
+            scene.nodes.get(i).is_some_and(|n| {
+                n.mesh.is_some()
+                    && n.role == want
+                    && (want == Role::Collision || in_lod.get(i) == Some(&true))
+            })
         };
         let has_role = (0..scene.nodes.len()).any(keep);
         let mut warnings = Vec::new();
