@@ -345,7 +345,13 @@ pub fn convert_with(
     output: &Path,
     motions: &[(String, &Opened<'_>)],
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
-    convert_inner(opened, input, output, motions).map_err(|e| e.in_file(output))
+    convert_inner(opened, input, output, motions).map_err(|mut e| {
+        // A refused output is the input's doing: name both.
+        if e.file.is_none() {
+            e.message = format!("{} (converting {})", e.message, input.display());
+        }
+        e.in_file(output)
+    })
 }
 
 fn convert_inner(

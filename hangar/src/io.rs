@@ -144,10 +144,15 @@ impl TextureSearch {
         let rel = game_path.replace('\\', "/");
         let rel = rel.trim_start_matches('/');
         let png = Path::new(rel).with_extension("png");
+        // Only files inside the output's folder: a glTF may not point outside its folder (its readers,
+        // hangar's included, refuse such paths).
         for root in &self.roots {
             for candidate in [root.join(rel), root.join(&png)] {
                 if candidate.is_file() {
-                    return relative(out_dir, &candidate);
+                    if let Some(r) = relative(out_dir, &candidate).filter(|r| !r.starts_with(".."))
+                    {
+                        return Some(r);
+                    }
                 }
             }
         }
@@ -185,4 +190,53 @@ fn relative(from: &Path, to: &Path) -> Option<String> {
 /// True when `p` ends in `.ext` (any case).
 pub fn has_ext(p: &Path, ext: &str) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// The file `rel` (a path read from inside a file, e.g. a glTF buffer uri or a texture path) names
+/// relative to the folder `root`, refused unless it resolves, after following links, to a regular
+/// file inside `root`. A shared model must not smuggle the user's other files (`/etc/passwd`,
+/// `../../x`, a link pointing out, `/dev/zero`) into what hangar writes.
+pub fn resolve_inside(root: &Path, rel: &str) -> Result<std::path::PathBuf> {
+    let refuse = |why: &str| Error::refused("", format!("path {rel:?} {why}"));
+    let p = Path::new(rel);
+    if rel.is_empty()
+        || rel.contains('\0')
+        || p.is_absolute()
+        || rel.starts_with(['/', '\\'])
+        || p.components()
+            .any(|c| matches!(c, std::path::Component::Prefix(_)))
+    {
+        return Err(refuse("is not a relative path inside the file's folder"));
+    }
+    let root = absolute(root).ok_or_else(|| refuse("has no folder to resolve against"))?;
+    let target = std::fs::canonicalize(root.join(p))
+        .map_err(|e| refuse(&format!("cannot be resolved: {e}")))?;
+    if !target.starts_with(&root) {
+        return Err(refuse(&format!(
+            "leads outside the folder {} (to {})",
+            root.display(),
+            target.display()
+        )));
+    }
+    let meta = std::fs::metadata(&target).map_err(|e| Error::io(&target, e))?;
+    if !meta.is_file() {
+        return Err(refuse("is not a regular file"));
+    }
+    Ok(target)
+}
+
+/// Reads the file `rel` inside `root` (see [`resolve_inside`]), refused unless it holds `len` bytes
+/// (up to 3 bytes more, the padding to 4 some exporters add).
+pub fn read_inside(root: &Path, rel: &str, len: usize) -> Result<Vec<u8>> {
+    let p = resolve_inside(root, rel)?;
+    let size = std::fs::metadata(&p).map_err(|e| Error::io(&p, e))?.len();
+    if size < len as u64 || size > len as u64 + 3 {
+        return Err(Error::refused(
+            "",
+            format!("path {rel:?}: file of {size} bytes, {len} declared"),
+        ));
+    }
+    let mut data = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+    data.truncate(len);
+    Ok(data)
 }

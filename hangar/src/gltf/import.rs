@@ -22,8 +22,7 @@ fn extras_map(raw: &::gltf::json::Extras) -> Map<String, Value> {
 
 /// Loads a .glb or .gltf (`dir` resolves external buffer files) into the neutral model.
 pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
-    let doc = ::gltf::Gltf::from_slice(bytes)
-        .map_err(|e| err("gltf", format!("not a valid glTF: {e}")))?;
+    let doc = load(bytes)?;
     let mut warnings = Vec::new();
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     for b in doc.buffers() {
@@ -52,8 +51,18 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                             )
                         })?
                 } else {
-                    let p = dir.unwrap_or(Path::new(".")).join(uri);
-                    std::fs::read(&p).map_err(|e| Error::io(&p, e))?
+                    let root = dir.ok_or_else(|| {
+                        Error::refused(
+                            format!("buffers[{}].uri", b.index()),
+                            format!("external buffer {uri:?} without the glTF's folder"),
+                        )
+                    })?;
+                    crate::io::read_inside(root, &percent_decode(uri), b.length()).map_err(|e| {
+                        Error {
+                            path: format!("buffers[{}].uri", b.index()),
+                            ..e
+                        }
+                    })?
                 }
             }
         };
@@ -68,15 +77,24 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
     let get = |b: ::gltf::Buffer<'_>| buffers.get(b.index()).map(|d| d.as_slice());
 
     let mut scene = Scene::default();
+    let mut image_errors: Vec<String> = Vec::new();
     for m in doc.materials() {
         let name = m
             .name()
             .map(str::to_string)
             .unwrap_or_else(|| format!("material_{}", m.index().unwrap_or(0)));
         // Texture files by their URI (decoded back to a path); embedded images have none.
-        let uri = |t: ::gltf::Texture<'_>| match t.source().source() {
+        let mut uri = |t: ::gltf::Texture<'_>| match t.source().source() {
             ::gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
-                Some(percent_decode(uri))
+                // Only a name is kept, but never one that points outside the glTF's folder.
+                let rel = percent_decode(uri);
+                match texture_name(dir, rel) {
+                    Ok(name) => Some(name),
+                    Err(e) => {
+                        image_errors.push(e.message);
+                        None
+                    }
+                }
             }
             ::gltf::image::Source::Uri { .. } => None,
             ::gltf::image::Source::View { .. } => None,
@@ -93,6 +111,9 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             },
             extras: extras_map(m.extras()),
         });
+    }
+    if let Some(first) = image_errors.into_iter().next() {
+        return Err(Error::refused("images.uri", first));
     }
     for mesh in doc.meshes() {
         let mut out = Mesh {
@@ -122,6 +143,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 ));
                 continue;
             }
+            check_primitive(&p, &buffers, &path)?;
             let r = p.reader(get);
             if let Some(&(_, part)) = seen.iter().find(|(k, _)| *k == key) {
                 let indices: Vec<u32> = match r.read_indices() {
@@ -321,6 +343,168 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         .and_then(|s| s.name().map(str::to_string))
         .unwrap_or_default();
     Ok(Imported { scene, warnings })
+}
+
+/// A texture's file name, kept unless it points outside the glTF's folder (a missing file is kept as a
+/// name: textures often live in the game's folders, not beside the glTF).
+fn texture_name(dir: Option<&Path>, rel: String) -> Result<String> {
+    let escapes = Path::new(&rel).is_absolute()
+        || rel.starts_with(['/', '\\'])
+        || rel.split(['/', '\\']).any(|c| c == ".." || c.contains(':'));
+    match dir {
+        _ if escapes => Err(Error::refused(
+            "",
+            format!("path {rel:?} leaves the glTF's folder"),
+        )),
+        Some(d) if d.join(&rel).symlink_metadata().is_ok() => {
+            crate::io::resolve_inside(d, &rel).map(|_| rel)
+        }
+        _ => Ok(rel),
+    }
+}
+
+/// Loads the glTF document, checking first what the gltf crate would otherwise panic on: a GLB
+/// length under its own header, and a POSITION naming an accessor that does not exist.
+fn load(bytes: &[u8]) -> Result<::gltf::Gltf> {
+    if bytes.starts_with(b"glTF") {
+        let length = bytes
+            .get(8..12)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Truncated,
+                    Some(0),
+                    "GLB.header",
+                    "GLB header cut short",
+                )
+            })?;
+        if length < 12 {
+            return Err(Error::invalid(
+                8,
+                "GLB.header.length",
+                format!("length {length} is less than the 12-byte header"),
+            ));
+        }
+    }
+    let gltf = ::gltf::Gltf::from_slice_without_validation(bytes)
+        .map_err(|e| err("gltf", format!("not a valid glTF: {e}")))?;
+    let root = gltf.document.as_json();
+    let n = root.accessors.len();
+    for (mi, m) in root.meshes.iter().enumerate() {
+        for (pi, p) in m.primitives.iter().enumerate() {
+            for (sem, a) in &p.attributes {
+                if a.value() >= n {
+                    return Err(err(
+                        format!("meshes[{mi}].primitives[{pi}].attributes"),
+                        format!("{sem:?} names accessor {}, there are {n}", a.value()),
+                    ));
+                }
+            }
+        }
+    }
+    let document = ::gltf::Document::from_json(gltf.document.into_json())
+        .map_err(|e| err("gltf", format!("not a valid glTF: {e}")))?;
+    Ok(::gltf::Gltf {
+        document,
+        blob: gltf.blob,
+    })
+}
+
+/// Checks every accessor a primitive names against the types glTF allows for its semantic.
+fn check_primitive(p: &::gltf::Primitive<'_>, buffers: &[Vec<u8>], path: &str) -> Result<()> {
+    use ::gltf::accessor::{DataType as C, Dimensions as D};
+    use ::gltf::Semantic as S;
+    for (sem, a) in p.attributes() {
+        let (types, comps): (&[D], &[C]) = match sem {
+            S::Positions | S::Normals => (&[D::Vec3], &[C::F32]),
+            S::Tangents => (&[D::Vec4], &[C::F32]),
+            S::TexCoords(_) => (&[D::Vec2], &[C::F32, C::U8, C::U16]),
+            S::Colors(_) => (&[D::Vec3, D::Vec4], &[C::F32, C::U8, C::U16]),
+            S::Joints(_) => (&[D::Vec4], &[C::U8, C::U16]),
+            S::Weights(_) => (&[D::Vec4], &[C::F32, C::U8, C::U16]),
+            _ => continue,
+        };
+        check_accessor(
+            &a,
+            types,
+            comps,
+            buffers,
+            &format!("{path}.attributes.{}", sem.to_string()),
+        )?;
+    }
+    if let Some(a) = p.indices() {
+        check_accessor(
+            &a,
+            &[D::Scalar],
+            &[C::U8, C::U16, C::U32],
+            buffers,
+            &format!("{path}.indices"),
+        )?;
+    }
+    Ok(())
+}
+
+/// Refuses an accessor the gltf crate's reader would panic on or misread: a type or component
+/// type other than those `types`/`components` allow, sparse storage, a stride shorter than an
+/// element, or elements running past their buffer view or buffer.
+fn check_accessor(
+    a: &::gltf::Accessor<'_>,
+    types: &[::gltf::accessor::Dimensions],
+    components: &[::gltf::accessor::DataType],
+    buffers: &[Vec<u8>],
+    path: &str,
+) -> Result<()> {
+    let bad = |m: String| err(format!("{path} (accessor {})", a.index()), m);
+    if !types.contains(&a.dimensions()) || !components.contains(&a.data_type()) {
+        return Err(bad(format!(
+            "type {:?} of {:?}; glTF allows {types:?} of {components:?} here",
+            a.dimensions(),
+            a.data_type()
+        )));
+    }
+    if a.sparse().is_some() {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            None,
+            path,
+            "sparse accessors are not read",
+        ));
+    }
+    let view = a.view().ok_or_else(|| bad("no bufferView".into()))?;
+    let size = a.size();
+    let stride = view.stride().unwrap_or(size);
+    if stride < size {
+        return Err(bad(format!(
+            "byteStride {stride} is less than an element ({size} bytes)"
+        )));
+    }
+    let count = a.count();
+    if count == 0 {
+        return Err(bad("count is 0".into()));
+    }
+    let end = (count - 1)
+        .checked_mul(stride)
+        .and_then(|x| x.checked_add(size))
+        .and_then(|x| x.checked_add(a.offset()));
+    if end.is_none_or(|e| e > view.length()) {
+        return Err(bad(format!(
+            "{count} elements run past bufferView {}",
+            view.index()
+        )));
+    }
+    let have = buffers.get(view.buffer().index()).map_or(0, Vec::len);
+    if view
+        .offset()
+        .checked_add(view.length())
+        .is_none_or(|e| e > have)
+    {
+        return Err(bad(format!(
+            "bufferView {} runs past its buffer",
+            view.index()
+        )));
+    }
+    Ok(())
 }
 
 /// Puts a glTF mesh's primitives (each with its own vertices) into one vertex set.

@@ -123,20 +123,33 @@ const CHUNK_HEADER: usize = 12;
 
 pub fn read(data: &[u8]) -> Result<(File, Vec<Warning>)> {
     let mut warnings = Vec::new();
-    let f = read_inner(data, &mut warnings)?;
+    let f = read_inner(data, &mut warnings, nested_reader)?;
     Ok((f, warnings))
 }
 
+/// A mesh LOD holds a whole actor; that actor's own LOD chunks are refused (kept raw by the chunk
+/// reader), so nesting is one level deep: no recursion a file can drive, no quadratic re-reading.
 fn nested_reader(data: &[u8], warnings: &mut Vec<Warning>) -> Result<Value> {
-    let f = read_inner(data, warnings)?;
+    let f = read_inner(data, warnings, nested_too_deep)?;
     Ok(to_json(&f))
+}
+
+fn nested_too_deep(_: &[u8], _: &mut Vec<Warning>) -> Result<Value> {
+    Err(Error::refused(
+        "",
+        "a mesh LOD inside a mesh LOD: nesting is limited to one level",
+    ))
 }
 
 fn nested_writer(v: &Value, _big: bool) -> Result<Vec<u8>> {
     write(&from_json(v)?)
 }
 
-fn read_inner(data: &[u8], warnings: &mut Vec<Warning>) -> Result<File> {
+fn read_inner(
+    data: &[u8],
+    warnings: &mut Vec<Warning>,
+    nested: schema::NestedReader,
+) -> Result<File> {
     let mut c = Cursor::new(data, "EMFX");
     let magic = c.array::<4>("magic")?;
     let kind = Kind::from_magic(&magic).ok_or_else(|| {
@@ -160,7 +173,7 @@ fn read_inner(data: &[u8], warnings: &mut Vec<Warning>) -> Result<File> {
     let mut chunks = Vec::new();
     while c.remaining() >= CHUNK_HEADER {
         let i = chunks.len();
-        let chunk = c.within_item("chunks", i, |c| read_chunk(c, kind, warnings))?;
+        let chunk = c.within_item("chunks", i, |c| read_chunk(c, kind, warnings, nested))?;
         chunks.push(chunk);
     }
     let tail = Bytes::owned(c.bytes(c.remaining(), "tail")?.to_vec());
@@ -179,7 +192,12 @@ fn read_inner(data: &[u8], warnings: &mut Vec<Warning>) -> Result<File> {
     })
 }
 
-fn read_chunk(c: &mut Cursor<'_>, kind: Kind, warnings: &mut Vec<Warning>) -> Result<Chunk> {
+fn read_chunk(
+    c: &mut Cursor<'_>,
+    kind: Kind,
+    warnings: &mut Vec<Warning>,
+    nested: schema::NestedReader,
+) -> Result<Chunk> {
     let offset = c.pos();
     let id = c.u32("id")?;
     let declared = c.u32("length")?;
@@ -212,7 +230,7 @@ fn read_chunk(c: &mut Cursor<'_>, kind: Kind, warnings: &mut Vec<Warning>) -> Re
         let mut r = schema::Reader {
             c,
             end: declared_end,
-            nested: nested_reader,
+            nested,
             warnings: &mut nested_warnings,
         };
         r.read(fields, &[])

@@ -568,7 +568,7 @@ fn build_mesh(
         v.weights = Some(weights);
     }
     let mut primitives = Vec::new();
-    let mut base = 0u32;
+    let mut base = 0u64;
     for (si, sm) in mesh["subMeshes"]
         .as_array()
         .into_iter()
@@ -584,11 +584,14 @@ fn build_mesh(
             .collect::<Vec<_>>()
             .chunks_exact(3)
         {
-            let t = [0, 1, 2].map(|k| tri[k].as_u64().unwrap_or(0) as u32 + base);
-            if t.iter().any(|&i| i as usize >= count) {
+            let &[a, b, c] = tri else { continue };
+            // In u64: an index near 2^32 plus the vertices before must not wrap onto a valid one.
+            let t = [a, b, c].map(|v| v.as_u64().unwrap_or(u64::MAX).saturating_add(base));
+            if t.iter().any(|&i| i >= count as u64) {
                 bad += 1;
                 continue;
             }
+            let t = t.map(|i| i as u32);
             // Mirroring turns the winding around: swap two corners.
             idx.extend_from_slice(&[t[0], t[2], t[1]]);
         }
@@ -599,7 +602,7 @@ fn build_mesh(
                 format!("{bad} triangles index past the {count} vertices: dropped"),
             ));
         }
-        base += int(&sm["numVertices"]).max(0) as u32;
+        base = base.saturating_add(int(&sm["numVertices"]).max(0) as u64);
         let material = usize::try_from(int(&sm["materialId"]))
             .ok()
             .filter(|&m| m < materials.len());

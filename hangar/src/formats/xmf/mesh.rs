@@ -686,7 +686,16 @@ pub fn from_mesh(
         (pos_file, all)
     };
     let n = pos_file.len();
-    let max_index = *all.iter().max().unwrap();
+    let max_index = *all.iter().max().ok_or_else(|| {
+        Error::refused(
+            "mesh.indices",
+            if collision {
+                "the collision mesh has no triangles left: welding removed every degenerate one"
+            } else {
+                "the mesh has no triangles"
+            },
+        )
+    })?;
     if collision {
         if v.normals.is_some() || !v.uvs.is_empty() || !v.colors.is_empty() {
             warnings.push(Warning::new(

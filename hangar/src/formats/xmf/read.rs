@@ -209,6 +209,25 @@ pub fn read(data: &[u8]) -> Result<(Xmf<'_>, Vec<Warning>)> {
         }
         buffers.push(b);
     }
+    // What inflating every buffer would allocate, against what this file can honestly hold (buffers
+    // sharing one zlib stream could otherwise each claim its full expansion).
+    let inflated = buffers
+        .iter()
+        .filter(|b| b.compressed != 0)
+        .map(|b| b.decoded_len().unwrap_or(usize::MAX))
+        .fold(0usize, usize::saturating_add);
+    let budget = inflate_budget(data.len());
+    if inflated > budget {
+        return Err(Error::new(
+            ErrorKind::Refused,
+            None,
+            "XMF.buffers",
+            format!(
+                "the buffers inflate to {inflated} bytes in all, over the limit of 64 MiB + 16 x the {}-byte file ({budget} bytes)",
+                data.len()
+            ),
+        ));
+    }
 
     // Bytes of the data area no buffer covers.
     covered.sort_unstable();
@@ -344,4 +363,9 @@ fn check_header_counts(x: &Xmf<'_>, warnings: &mut Vec<Warning>) {
             ));
         }
     }
+}
+
+/// The most bytes a file's compressed buffers may inflate to in all: 64 MiB + 16 x the file.
+pub fn inflate_budget(file_len: usize) -> usize {
+    file_len.saturating_mul(16).saturating_add(64 << 20)
 }

@@ -80,7 +80,35 @@ pub fn write(x: &Xmf<'_>) -> Result<Vec<u8>> {
     for b in &x.buffers {
         let off = b.data_offset.map_or(packed, |o| o as usize);
         offsets.push(off);
-        packed = off + b.data.len();
+        packed = off.saturating_add(b.data.len());
+    }
+    // Offsets (from a dump anyone can edit) only place the bytes the file holds: a data area much
+    // larger than its contents would be a multi-GiB file of zeros.
+    let held = x
+        .buffers
+        .iter()
+        .map(|b| b.data.len())
+        .chain(x.filler.iter().map(|f| f.bytes.len()))
+        .fold(0usize, usize::saturating_add);
+    let limit = held.saturating_mul(2).saturating_add(MAX_DATA_GAP);
+    let area = offsets
+        .iter()
+        .zip(&x.buffers)
+        .map(|(o, b)| o.saturating_add(b.data.len()))
+        .chain(
+            x.filler
+                .iter()
+                .map(|f| (f.offset as usize).saturating_add(f.bytes.len())),
+        )
+        .max()
+        .unwrap_or(0);
+    if area > limit {
+        return Err(Error::refused(
+            "XMF.buffers",
+            format!(
+                "data offsets span {area} bytes for {held} bytes of data: over the limit of twice the data plus {MAX_DATA_GAP}"
+            ),
+        ));
     }
 
     for (i, (b, &off)) in x.buffers.iter().zip(&offsets).enumerate() {
@@ -167,6 +195,9 @@ pub fn write(x: &Xmf<'_>) -> Result<Vec<u8>> {
     }
     Ok(w.buf)
 }
+
+/// The most zero bytes offsets may leave between the pieces of a data area beyond its contents.
+const MAX_DATA_GAP: usize = 1 << 20;
 
 /// Pads or cuts the record that began at `start` to `size` bytes; cutting is refused unless it drops
 /// only zeros (a field the record has no room for).
