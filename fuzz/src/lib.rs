@@ -10,9 +10,9 @@ pub fn exercise(data: &[u8], name: &str, outs: &[&str]) {
     let Ok(opened) = any::open(data, path) else {
         return;
     };
-    let _ = opened.document.info(opened.format, &opened.warnings);
-    let _ = opened.document.validate();
-    let _ = opened.document.dump();
+    let _ = opened.info();
+    let _ = opened.validate();
+    let _ = opened.dump();
     for out in outs {
         let _ = any::convert(&opened, path, Path::new(out));
     }
@@ -31,7 +31,7 @@ pub fn round_trip(data: &[u8], name: &str) {
     let again = any::open(&first, path).expect("hangar's own output reads back");
     let (second, _) = any::convert(&again, path, path).expect("and writes again");
     assert!(first == second, "read -> write is not stable");
-    if let Ok(dump) = opened.document.dump() {
+    if let Ok(dump) = opened.dump() {
         let json = Path::new("f.json");
         if let Ok(from_dump) = any::open(dump.as_bytes(), json) {
             if let Ok((third, _)) = any::convert(&from_dump, json, path) {
