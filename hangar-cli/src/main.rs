@@ -78,7 +78,7 @@ enum Command {
         json: bool,
     },
     /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .xac
-    /// .xsm .xpm .ani .json.
+    /// .xsm .xpm .ani .json .bgf .bgp .bsg .xml .dot.
     ///
     /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
     /// materials), anything else a visual mesh. A file converted to its own format (XMF, M3, XAC, XSM,
@@ -88,6 +88,8 @@ enum Command {
     /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
     /// beside them (one animation a state) become one scene. With a folder as OUTPUT, every supported
     /// file in INPUT (recursively) is converted into it with the extension given by --to.
+    /// Anark UI files: a .bgf becomes the readable presentation .xml (and an .xml a .bgf), a .bsg
+    /// scene graph a .glb node tree (nodes `AK<id>`, bounding boxes in extras), a .bgp a Graphviz .dot.
     Convert {
         input: PathBuf,
         output: PathBuf,
@@ -100,6 +102,12 @@ enum Command {
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
     },
+    /// Print the Anark name hash of each NAME (as .bgf/.bgp/.bsg files store names): signed decimal,
+    /// then hex. Attribute keys use the low 27 bits (`hangar hash opacity`).
+    Hash {
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -107,6 +115,13 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info { files, json } => info(&files, json),
         Command::Dump { file } => dump(&file),
+        Command::Hash { names } => {
+            for n in &names {
+                let h = hangar::formats::anark::hash::hash(n);
+                out!("{n}\t{}\t0x{h:08X}", h as i32);
+            }
+            Ok(true)
+        }
         Command::Validate { files, json } => validate(&files, json),
         Command::Convert {
             input,
@@ -156,7 +171,7 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
         };
         let info = opened.document.info(opened.format, &opened.warnings);
         if json {
-            let mut v = serde_json::to_value(&info)?;
+            let mut v = opened.document.info_json(opened.format, &opened.warnings)?;
             v["file"] = f.display().to_string().into();
             all.push(v);
         } else {

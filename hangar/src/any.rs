@@ -3,6 +3,7 @@
 
 use crate::detect::{detect, Format};
 use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::formats::anark::{self, Anark};
 use crate::formats::ani::{self, Ani};
 use crate::formats::emfx;
 use crate::formats::m3::{self, M3};
@@ -24,6 +25,8 @@ pub enum Document<'a> {
     Emfx(emfx::File),
     Ani(Ani),
     Scene(Scene),
+    /// .bgf, .bgp, .bsg (a presentation XML opens as its .bgf).
+    Anark(Anark),
 }
 
 pub struct Opened<'a> {
@@ -47,6 +50,7 @@ enum DumpBody<'a> {
     M3(Value),
     Emfx(Value),
     Ani(Value),
+    Anark(Value),
 }
 
 const DUMP_VERSION: u32 = 1;
@@ -135,6 +139,23 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
                 warnings: imported.warnings,
             })
         }
+        Format::AnarkBgf | Format::AnarkBgp | Format::AnarkBsg => {
+            let (file, warnings) = anark::read(bytes, format == Format::AnarkBgp)?;
+            Ok(Opened {
+                format,
+                document: Document::Anark(file),
+                warnings,
+            })
+        }
+        Format::AnarkXml => {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| Error::invalid(e.valid_up_to() as u64, "presentation", "not UTF-8"))?;
+            Ok(Opened {
+                format,
+                document: Document::Anark(Anark::Bgf(anark::xml::from_xml(text)?)),
+                warnings: Vec::new(),
+            })
+        }
         Format::HangarJson => {
             let dump: Dump<'static> = serde_json::from_slice(bytes).map_err(|e| {
                 Error::new(
@@ -173,6 +194,18 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
                     document: Document::Ani(Ani { fields }),
                     warnings: Vec::new(),
                 }),
+                DumpBody::Anark(v) => {
+                    let file = Anark::from_json(&v)?;
+                    Ok(Opened {
+                        format: match file {
+                            Anark::Bgf(_) => Format::AnarkBgf,
+                            Anark::Bgp(_) => Format::AnarkBgp,
+                            Anark::Bsg(_) => Format::AnarkBsg,
+                        },
+                        document: Document::Anark(file),
+                        warnings: Vec::new(),
+                    })
+                }
                 DumpBody::M3(v) => {
                     let file = m3::dump::from_json(&v)?;
                     Ok(Opened {
@@ -308,6 +341,19 @@ impl Document<'_> {
                     warnings: warnings.to_vec(),
                 }
             }
+            Document::Anark(a) => Info {
+                format: format.name().to_string(),
+                vertices: 0,
+                triangles: 0,
+                bones: None,
+                sequences: None,
+                animations: match a {
+                    Anark::Bgf(f) => Some(f.animations.len() as u64),
+                    _ => None,
+                },
+                details: a.info(),
+                warnings: warnings.to_vec(),
+            },
             Document::Scene(s) => Info {
                 format: format.name().to_string(),
                 vertices: s.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
@@ -324,6 +370,23 @@ impl Document<'_> {
         }
     }
 
+    /// `info --json`: [`Info`] as JSON; an Anark file's counts are also top-level keys.
+    pub fn info_json(&self, format: Format, warnings: &[Warning]) -> Result<Value> {
+        let info = self.info(format, warnings);
+        let mut v = serde_json::to_value(&info)
+            .map_err(|e| Error::new(ErrorKind::Invalid, None, "info", e.to_string()))?;
+        if let (Document::Anark(_), Some(o), Some(d)) =
+            (self, v.as_object_mut(), info.details.as_object())
+        {
+            for (k, x) in d {
+                if k != "format" {
+                    o.insert(k.clone(), x.clone());
+                }
+            }
+        }
+        Ok(v)
+    }
+
     /// Every field as JSON; [`open`] on the text gives back a document that writes the same bytes.
     pub fn dump(&self) -> Result<String> {
         match self {
@@ -331,6 +394,7 @@ impl Document<'_> {
             Document::M3(file) => dump_json(DumpBody::M3(m3::dump::to_json(file))),
             Document::Emfx(file) => dump_json(DumpBody::Emfx(emfx::to_json(file))),
             Document::Ani(file) => dump_json(DumpBody::Ani(file.fields.clone())),
+            Document::Anark(a) => dump_json(DumpBody::Anark(a.to_json())),
             Document::Scene(_) => Err(Error::unsupported(
                 "a glTF file has no dump: it is JSON already",
             )),
@@ -343,6 +407,10 @@ impl Document<'_> {
             Document::M3(file) => m3::check::check(file),
             Document::Emfx(file) => emfx::check::check(file),
             Document::Ani(file) => ani::check(file),
+            Document::Anark(a) => anark::check::check(a)
+                .into_iter()
+                .map(|w| Finding::error(w.path, w.message))
+                .collect(),
             Document::Scene(s) => {
                 let mut out = Vec::new();
                 for (mi, m) in s.meshes.iter().enumerate() {
@@ -421,6 +489,10 @@ impl Document<'_> {
                 xmf::mesh::to_scene(file, name, role)
             }
             Document::Scene(s) => Ok((s.clone(), Vec::new())),
+            Document::Anark(Anark::Bsg(f)) => Ok((anark::scene::to_scene(f), Vec::new())),
+            Document::Anark(_) => Err(Error::unsupported(
+                "only a .bsg scene graph becomes a glTF; a .bgf converts to .xml or .json, a .bgp to .dot",
+            )),
         }
     }
 }
@@ -436,6 +508,12 @@ pub enum Output {
     Emfx,
     Ani,
     Json,
+    /// .bgf, .bgp or .bsg.
+    Anark,
+    /// The readable XML form of a .bgf.
+    AnarkXml,
+    /// Graphviz drawing of a .bgp.
+    Dot,
 }
 
 impl Output {
@@ -453,9 +531,12 @@ impl Output {
             "xac" | "xsm" | "xpm" => Output::Emfx,
             "ani" => Output::Ani,
             "json" => Output::Json,
+            "bgf" | "bgp" | "bsg" => Output::Anark,
+            "xml" => Output::AnarkXml,
+            "dot" => Output::Dot,
             _ => {
                 return Err(Error::unsupported(format!(
-                    "cannot tell what to write from the extension {ext:?}: use .glb, .gltf, .obj, .xmf, .m3, .xac, .xsm, .xpm, .ani or .json"
+                    "cannot tell what to write from the extension {ext:?}: use .glb, .gltf, .obj, .xmf, .m3, .xac, .xsm, .xpm, .ani, .json, .bgf, .bgp, .bsg, .xml or .dot"
                 ))
                 .in_file(path))
             }
@@ -548,7 +629,29 @@ fn convert_inner(
         (Output::Emfx | Output::Ani, _) => Err(Error::unsupported(
             "XAC is written from glTF or an XAC (or its dump); XSM, XPM and .ani from the same kind of file or its JSON dump",
         )),
-        (Output::Xmf, Document::M3(_) | Document::Emfx(_) | Document::Ani(_)) => Err(Error::unsupported(
+        (Output::Anark, Document::Anark(a)) => {
+            let want = match a {
+                Anark::Bgf(_) => "bgf",
+                Anark::Bgp(_) => "bgp",
+                Anark::Bsg(_) => "bsg",
+            };
+            if !crate::io::has_ext(output, want) {
+                return Err(Error::unsupported(format!(
+                    "this file is a .{want}: it is written as .{want} only"
+                )));
+            }
+            Ok((a.write()?, Vec::new()))
+        }
+        (Output::AnarkXml, Document::Anark(Anark::Bgf(f))) => {
+            Ok((anark::xml::to_xml(f).into_bytes(), Vec::new()))
+        }
+        (Output::Dot, Document::Anark(Anark::Bgp(f))) => {
+            Ok((anark::dot::to_dot(f).into_bytes(), Vec::new()))
+        }
+        (Output::Anark | Output::AnarkXml | Output::Dot, _) => Err(Error::unsupported(
+            "Anark outputs: .bgf/.bgp/.bsg from the same kind of file or its dump, .bgf also from a presentation .xml; .xml from a .bgf; .dot from a .bgp",
+        )),
+        (Output::Xmf, Document::M3(_) | Document::Emfx(_) | Document::Ani(_) | Document::Anark(_)) => Err(Error::unsupported(
             "writing XMF from this format is not supported: go through glTF and check the result",
         )),
         (Output::Json, _) => Ok((doc.dump()?.into_bytes(), Vec::new())),

@@ -15,6 +15,8 @@ pub enum Format {
     AnarkBgf,
     AnarkBgp,
     AnarkBsg,
+    /// The readable XML form of a .bgf (`<presentation>`).
+    AnarkXml,
     Catalog,
     Glb,
     GltfText,
@@ -36,6 +38,7 @@ impl Format {
             Format::AnarkBgf => "Anark BGF",
             Format::AnarkBgp => "Anark BGP",
             Format::AnarkBsg => "Anark BSG",
+            Format::AnarkXml => "Anark presentation XML",
             Format::Catalog => "X4 catalog (.cat)",
             Format::Glb => "glTF binary (.glb)",
             Format::GltfText => "glTF (.gltf)",
@@ -58,6 +61,10 @@ impl Format {
                 | Format::Glb
                 | Format::GltfText
                 | Format::HangarJson
+                | Format::AnarkBgf
+                | Format::AnarkBgp
+                | Format::AnarkBsg
+                | Format::AnarkXml
         )
     }
 }
@@ -101,13 +108,17 @@ pub fn detect(bytes: &[u8], path: Option<&Path>) -> Format {
     if head(b"glTF") {
         return Format::Glb;
     }
-    if bytes.len() >= 14 {
-        match &bytes[6..14] {
-            b"AnarkBGF" => return Format::AnarkBgf,
-            b"AnarkBGP" => return Format::AnarkBgp,
-            b"AnarkBSG" => return Format::AnarkBsg,
-            _ => {}
-        }
+    // Anark: .bgf has its magic after a 4-byte header size, .bsg after a short and the size (both
+    // "AnarkBGF"); .bgp has no magic, only its endianness byte.
+    let anark_endian = matches!(bytes.first(), Some(0 | 1));
+    if anark_endian && bytes.get(6..14) == Some(b"AnarkBGF") {
+        return Format::AnarkBgf;
+    }
+    if anark_endian && bytes.get(8..16) == Some(b"AnarkBGF") {
+        return Format::AnarkBsg;
+    }
+    if anark_endian && ext == "bgp" {
+        return Format::AnarkBgp;
     }
     if looks_like_ani(bytes) && (ext == "ani" || ext.is_empty() || bytes.len() >= 16) {
         return Format::Ani;
@@ -117,6 +128,12 @@ pub fn detect(bytes: &[u8], path: Option<&Path>) -> Format {
         .take(4096)
         .position(|b| !b.is_ascii_whitespace())
         .map(|i| bytes[i]);
+    if text == Some(b'<') {
+        let probe = &bytes[..bytes.len().min(4096)];
+        if String::from_utf8_lossy(probe).contains("<presentation") {
+            return Format::AnarkXml;
+        }
+    }
     if text == Some(b'{') {
         // Both are JSON objects: a dump says which format it holds, glTF has an asset.
         let probe = &bytes[..bytes.len().min(4096)];
@@ -153,6 +170,18 @@ mod tests {
         assert_eq!(
             detect(b"\x00\x04\x1a\x00\x00\x00AnarkBGF", None),
             Format::AnarkBgf
+        );
+        assert_eq!(
+            detect(b"\x00\x04\x00\x00\x18\x00\x00\x00AnarkBGF", None),
+            Format::AnarkBsg
+        );
+        assert_eq!(
+            detect(b"\x00\x01\x00\x00\x00", Some(Path::new("a.bgp"))),
+            Format::AnarkBgp
+        );
+        assert_eq!(
+            detect(b"<?xml version=\"1.0\"?>\n<presentation>", None),
+            Format::AnarkXml
         );
         assert_eq!(detect(b"glTF\x02\x00\x00\x00", None), Format::Glb);
         assert_eq!(detect(b"hello", Some(Path::new("a.xmf"))), Format::Unknown);

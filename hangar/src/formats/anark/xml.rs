@@ -313,7 +313,7 @@ pub fn to_xml(f: &Bgf) -> String {
     for (i, s) in seen.iter().enumerate() {
         if !s {
             // Cut the cycle: written without its children, which follow as orphans themselves.
-            o.element(2, i, &vec![Vec::new(); 0], true);
+            o.element(2, i, &[], true);
         }
     }
     o.line(1, "</elements>");
