@@ -104,3 +104,23 @@ fn corpus_xml_round_trips_through_bgf() {
         (1734, 1064, 5522)
     );
 }
+
+/// Where the published XML and the spec disagree, the files win; recorded here.
+#[test]
+fn published_xml_against_the_spec() {
+    let Some(files) = common::corpus("anark-xml", "xml") else {
+        return;
+    };
+    let (_, bytes) = common::pick(&files, "cockpit_crosshair.xml");
+    let text = String::from_utf8(bytes).unwrap();
+    // The dump shows `_AKIsContract` (a name the spec lists) as hex of its low 27 bits: the bits match.
+    assert!(text.contains("name=\"0x073F25FB\" type=\"bool\""));
+    assert_eq!(hash::hash("_AKIsContract") & hash::NAME_BITS, 0x073F25FB);
+    // The XML has no header, params, element flags or logic: a .bgf built from it takes the defaults
+    // (1920x1080, fit mode 2, elements initially active) and its counts from the content.
+    let f = xml::from_xml(&text).unwrap();
+    assert!(f.params.is_empty() && f.logic.is_empty());
+    assert_eq!((f.header.width, f.header.height), (1920, 1080));
+    assert_eq!(f.memory.counts, f.computed_counts());
+    assert!(xml::to_xml(&f).contains("name=\"_AKIsContract\" type=\"bool\" value=\"1\""));
+}
