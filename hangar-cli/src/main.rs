@@ -31,6 +31,7 @@ Formats are recognised by their first bytes, not their extension.\n\
 Supported today: XMF (X4 static meshes, visual and -collision), M3 and .m3a (StarCraft II / Heroes, \
 MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, JSON dump and back), \
 XAC actors with XSM motions, XPM, X4 part animations (.ani) and component folders, \
+X Rebirth Anark UI files (.bgf as readable XML and back, .bsg to glTF, .bgp to Graphviz), \
 glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.",
     after_help = "Examples:\n  \
 hangar info part_main-lod0.xmf\n  \
