@@ -41,6 +41,7 @@ Formats are recognised by their first bytes, not their extension.\n\
 Supported today: XMF (X4 static meshes, visual and -collision), M3 and .m3a (StarCraft II / Heroes, \
 MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, JSON dump and back), \
 XAC actors with XSM motions, XPM, X4 part animations (.ani) and component folders, \
+X Rebirth Anark UI files (.bgf as readable XML and back, .bsg to glTF, .bgp to Graphviz), \
 glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.",
     after_help = "Examples:\n  \
 hangar info part_main-lod0.xmf\n  \
@@ -92,7 +93,7 @@ enum Command {
         json: bool,
     },
     /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .xac
-    /// .xsm .xpm .ani .json.
+    /// .xsm .xpm .ani .json .bgf .bgp .bsg .xml .dot.
     ///
     /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
     /// materials), anything else a visual mesh. A file converted to its own format (XMF, M3, XAC, XSM,
@@ -102,6 +103,8 @@ enum Command {
     /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
     /// beside them (one animation a state) become one scene. With a folder as OUTPUT, every supported
     /// file in INPUT (recursively) is converted into it with the extension given by --to.
+    /// Anark UI files: a .bgf becomes the readable presentation .xml (and an .xml a .bgf), a .bsg
+    /// scene graph a .glb node tree (nodes `AK<id>`, bounding boxes in extras), a .bgp a Graphviz .dot.
     Convert {
         input: PathBuf,
         output: PathBuf,
@@ -114,6 +117,12 @@ enum Command {
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
     },
+    /// Print the Anark name hash of each NAME (as .bgf/.bgp/.bsg files store names): signed decimal,
+    /// then hex. Attribute keys use the low 27 bits (`hangar hash opacity`).
+    Hash {
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -122,6 +131,13 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info { files, json } => info(&files, json, verbose),
         Command::Dump { file } => dump(&file),
+        Command::Hash { names } => {
+            for n in &names {
+                let h = hangar::formats::anark::hash::hash(n);
+                out!("{n}\t{}\t0x{h:08X}", h as i32);
+            }
+            Ok(true)
+        }
         Command::Validate { files, json } => validate(&files, json, verbose),
         Command::Convert {
             input,

@@ -33,6 +33,12 @@ pub trait FileFormat: Sync {
         Err(Error::unsupported("this format has no dump"))
     }
 
+    /// The extensions its documents write themselves (see [`Document::write`]), for messages and
+    /// for checking an output name before any work.
+    fn extensions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// True when this format writes files named like `output` from a neutral scene.
     fn writes_scene(&self, _output: &Path) -> bool {
         false
@@ -172,6 +178,7 @@ static FORMATS: &[&dyn FileFormat] = &[
     &crate::formats::emfx::document::EmfxFormat,
     &crate::gltf::document::GltfFormat,
     &crate::formats::ani::document::AniFormat,
+    &crate::formats::anark::document::AnarkFormat,
     &DumpFormat,
 ];
 
@@ -308,21 +315,39 @@ fn scene_output(scene: &Scene, output: &Path) -> Option<Result<(Vec<u8>, Vec<War
     Some(bytes)
 }
 
+/// What any document converts to: a neutral scene's forms and the dump.
+const SCENE_OUTPUTS: &[&str] = &["glb", "gltf", "obj", "json"];
+
 /// The extensions `hangar convert` writes, for messages.
-const OUTPUTS: &str = ".glb, .gltf, .obj, .json, a format's own extension (.xmf .m3 .m3a .xac .xsm .xpm .ani), or one written from a scene (.xmf, .xac)";
+fn outputs() -> String {
+    let mut all: Vec<&str> = SCENE_OUTPUTS.to_vec();
+    for f in FORMATS {
+        all.extend(
+            f.extensions()
+                .iter()
+                .filter(|e| !all.contains(e))
+                .collect::<Vec<_>>(),
+        );
+    }
+    all.iter()
+        .map(|e| format!(".{e}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// Checks that `output`'s extension names something hangar can write.
 pub fn check_output(output: &Path) -> Result<()> {
     let ext = ext_of(output);
-    let known = matches!(
-        ext.as_str(),
-        "glb" | "gltf" | "obj" | "json" | "xmf" | "m3" | "m3a" | "xac" | "xsm" | "xpm" | "ani"
-    ) || FORMATS.iter().any(|f| f.writes_scene(output));
+    let known = SCENE_OUTPUTS.contains(&ext.as_str())
+        || FORMATS
+            .iter()
+            .any(|f| f.extensions().contains(&ext.as_str()) || f.writes_scene(output));
     if known {
         Ok(())
     } else {
         Err(Error::unsupported(format!(
-            "cannot tell what to write from the extension {ext:?}: use {OUTPUTS}"
+            "cannot tell what to write from the extension {ext:?}: use one of {}",
+            outputs()
         ))
         .in_file(output))
     }
@@ -389,11 +414,12 @@ fn convert_inner(
             Ok((bytes, warnings))
         }
         None => Err(Error::unsupported(format!(
-            "{} is not written from {}: use {OUTPUTS}",
+            "{} is not written from {}: use one of {}",
             output
                 .extension()
                 .map_or("this file".into(), |e| format!(".{}", e.to_string_lossy())),
-            opened.format.name()
+            opened.format.name(),
+            outputs()
         ))),
     }
 }

@@ -15,6 +15,8 @@ pub enum Format {
     AnarkBgf,
     AnarkBgp,
     AnarkBsg,
+    /// The readable XML form of a .bgf (`<presentation>`).
+    AnarkXml,
     Catalog,
     Glb,
     GltfText,
@@ -36,6 +38,7 @@ impl Format {
             Format::AnarkBgf => "Anark BGF",
             Format::AnarkBgp => "Anark BGP",
             Format::AnarkBsg => "Anark BSG",
+            Format::AnarkXml => "Anark presentation XML",
             Format::Catalog => "X4 catalog (.cat)",
             Format::Glb => "glTF binary (.glb)",
             Format::GltfText => "glTF (.gltf)",
@@ -58,6 +61,10 @@ impl Format {
                 | Format::Glb
                 | Format::GltfText
                 | Format::HangarJson
+                | Format::AnarkBgf
+                | Format::AnarkBgp
+                | Format::AnarkBsg
+                | Format::AnarkXml
         )
     }
 }
@@ -76,14 +83,8 @@ pub fn detect(bytes: &[u8], path: Option<&Path>) -> Format {
         .unwrap_or(Format::Unknown)
 }
 
-/// Formats hangar knows by their magic but does not open yet, so the message can name them.
-fn recognised_only(bytes: &[u8], ext: &str) -> Option<Format> {
-    match bytes.get(6..14) {
-        Some(b"AnarkBGF") => return Some(Format::AnarkBgf),
-        Some(b"AnarkBGP") => return Some(Format::AnarkBgp),
-        Some(b"AnarkBSG") => return Some(Format::AnarkBsg),
-        _ => {}
-    }
+/// Formats hangar knows but does not open as a document, so the message can name them.
+fn recognised_only(_bytes: &[u8], ext: &str) -> Option<Format> {
     (ext == "cat").then_some(Format::Catalog)
 }
 

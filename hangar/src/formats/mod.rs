@@ -1,6 +1,7 @@
 //! One module per file format. Each keeps its on-disk structures (`mod.rs`) apart from reading
 //! (`read`), writing (`write`), checking (`check`) and the neutral-model adapter (`mesh`).
 
+pub mod anark;
 pub mod ani;
 pub mod emfx;
 pub mod m3;

@@ -43,6 +43,10 @@ impl FileFormat for AniFormat {
         Ok(Opened::new(format, AniDocument(file), warnings))
     }
 
+    fn extensions(&self) -> &'static [&'static str] {
+        &["ani"]
+    }
+
     fn dump_name(&self) -> Option<&'static str> {
         Some("ani")
     }

@@ -38,6 +38,10 @@ impl FileFormat for EmfxFormat {
         Ok(Opened::new(format, EmfxDocument(file), warnings))
     }
 
+    fn extensions(&self) -> &'static [&'static str] {
+        &["xac", "xsm", "xpm"]
+    }
+
     fn dump_name(&self) -> Option<&'static str> {
         Some("emfx")
     }

@@ -40,6 +40,10 @@ impl FileFormat for M3Format {
         Ok(Opened::new(format, M3Document(file), warnings))
     }
 
+    fn extensions(&self) -> &'static [&'static str] {
+        &["m3", "m3a"]
+    }
+
     fn dump_name(&self) -> Option<&'static str> {
         Some("m3")
     }

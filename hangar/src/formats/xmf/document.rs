@@ -33,6 +33,10 @@ impl FileFormat for XmfFormat {
         Ok(Opened::new(format, XmfDocument { file, target }, warnings))
     }
 
+    fn extensions(&self) -> &'static [&'static str] {
+        &["xmf"]
+    }
+
     fn dump_name(&self) -> Option<&'static str> {
         Some("xmf")
     }
