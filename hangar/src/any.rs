@@ -410,7 +410,7 @@ impl Document<'_> {
             )));
         }
         match self {
-            Document::M3(_) | Document::Emfx(_) => unreachable!("handled above"),
+            Document::M3(_) | Document::Emfx(_) => Err(Error::unsupported("handled above")),
             Document::Ani(file) => Ok(ani::to_scene(file, name)),
             Document::Xmf { file, target } => {
                 let role = if *target == Target::Collision {

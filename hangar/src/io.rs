@@ -152,11 +152,10 @@ pub fn resolve_inside(root: &Path, rel: &str) -> Result<std::path::PathBuf> {
         || rel.contains('\0')
         || p.is_absolute()
         || rel.starts_with(['/', '\\'])
-        || p.components().any(|c| matches!(c, std::path::Component::Prefix(_)))
+        || p.components()
+            .any(|c| matches!(c, std::path::Component::Prefix(_)))
     {
-        return Err(refuse(
-            "is not a relative path inside the file's folder",
-        ));
+        return Err(refuse("is not a relative path inside the file's folder"));
     }
     let root = absolute(root).ok_or_else(|| refuse("has no folder to resolve against"))?;
     let target = std::fs::canonicalize(root.join(p))

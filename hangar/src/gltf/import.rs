@@ -57,12 +57,12 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                             format!("external buffer {uri:?} without the glTF's folder"),
                         )
                     })?;
-                    crate::io::read_inside(root, &percent_decode(uri), b.length()).map_err(
-                        |e| Error {
+                    crate::io::read_inside(root, &percent_decode(uri), b.length()).map_err(|e| {
+                        Error {
                             path: format!("buffers[{}].uri", b.index()),
                             ..e
-                        },
-                    )?
+                        }
+                    })?
                 }
             }
         };
@@ -88,7 +88,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             ::gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
                 // Only a name is kept, but never one that points outside the glTF's folder.
                 let rel = percent_decode(uri);
-                match texture_name(dir, rel) {
+                match texture_name(rel) {
                     Ok(name) => Some(name),
                     Err(e) => {
                         image_errors.push(e.message);
@@ -262,19 +262,21 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
     Ok(Imported { scene, warnings })
 }
 
-/// A texture's file name, kept unless it points outside the glTF's folder (a missing file is kept as a
-/// name: textures often live in the game's folders, not beside the glTF).
-fn texture_name(dir: Option<&Path>, rel: String) -> Result<String> {
-    let escapes = Path::new(&rel).is_absolute()
+/// A texture's path, kept as a name only: import never opens it, and hangar's own exports link
+/// textures found in the folders above (`../textures/x.png`). What may never come in is a name
+/// that is not relative to the glTF at all (`/etc/passwd`, `C:\\x`, `file:...`); whatever opens
+/// a texture later must go through [`crate::io::resolve_inside`].
+fn texture_name(rel: String) -> Result<String> {
+    if Path::new(&rel).is_absolute()
         || rel.starts_with(['/', '\\'])
-        || rel.split(['/', '\\']).any(|c| c == ".." || c.contains(':'));
-    match dir {
-        _ if escapes => Err(Error::refused("", format!("path {rel:?} leaves the glTF's folder"))),
-        Some(d) if d.join(&rel).symlink_metadata().is_ok() => {
-            crate::io::resolve_inside(d, &rel).map(|_| rel)
-        }
-        _ => Ok(rel),
+        || rel.split(['/', '\\']).any(|c| c.contains(':'))
+    {
+        return Err(Error::refused(
+            "",
+            format!("path {rel:?} is not relative to the glTF's folder"),
+        ));
     }
+    Ok(rel)
 }
 
 /// Loads the glTF document, checking first what the gltf crate would otherwise panic on: a GLB
@@ -285,9 +287,20 @@ fn load(bytes: &[u8]) -> Result<::gltf::Gltf> {
             .get(8..12)
             .and_then(|b| b.try_into().ok())
             .map(u32::from_le_bytes)
-            .ok_or_else(|| Error::new(ErrorKind::Truncated, Some(0), "GLB.header", "GLB header cut short"))?;
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Truncated,
+                    Some(0),
+                    "GLB.header",
+                    "GLB header cut short",
+                )
+            })?;
         if length < 12 {
-            return Err(Error::invalid(8, "GLB.header.length", format!("length {length} is less than the 12-byte header")));
+            return Err(Error::invalid(
+                8,
+                "GLB.header.length",
+                format!("length {length} is less than the 12-byte header"),
+            ));
         }
     }
     let gltf = ::gltf::Gltf::from_slice_without_validation(bytes)
@@ -308,7 +321,10 @@ fn load(bytes: &[u8]) -> Result<::gltf::Gltf> {
     }
     let document = ::gltf::Document::from_json(gltf.document.into_json())
         .map_err(|e| err("gltf", format!("not a valid glTF: {e}")))?;
-    Ok(::gltf::Gltf { document, blob: gltf.blob })
+    Ok(::gltf::Gltf {
+        document,
+        blob: gltf.blob,
+    })
 }
 
 /// Checks every accessor a primitive names against the types glTF allows for its semantic.
@@ -325,10 +341,22 @@ fn check_primitive(p: &::gltf::Primitive<'_>, buffers: &[Vec<u8>], path: &str) -
             S::Weights(_) => (&[D::Vec4], &[C::F32, C::U8, C::U16]),
             _ => continue,
         };
-        check_accessor(&a, types, comps, buffers, &format!("{path}.attributes.{}", sem.to_string()))?;
+        check_accessor(
+            &a,
+            types,
+            comps,
+            buffers,
+            &format!("{path}.attributes.{}", sem.to_string()),
+        )?;
     }
     if let Some(a) = p.indices() {
-        check_accessor(&a, &[D::Scalar], &[C::U8, C::U16, C::U32], buffers, &format!("{path}.indices"))?;
+        check_accessor(
+            &a,
+            &[D::Scalar],
+            &[C::U8, C::U16, C::U32],
+            buffers,
+            &format!("{path}.indices"),
+        )?;
     }
     Ok(())
 }
@@ -363,7 +391,9 @@ fn check_accessor(
     let size = a.size();
     let stride = view.stride().unwrap_or(size);
     if stride < size {
-        return Err(bad(format!("byteStride {stride} is less than an element ({size} bytes)")));
+        return Err(bad(format!(
+            "byteStride {stride} is less than an element ({size} bytes)"
+        )));
     }
     let count = a.count();
     if count == 0 {
@@ -374,11 +404,21 @@ fn check_accessor(
         .and_then(|x| x.checked_add(size))
         .and_then(|x| x.checked_add(a.offset()));
     if end.is_none_or(|e| e > view.length()) {
-        return Err(bad(format!("{count} elements run past bufferView {}", view.index())));
+        return Err(bad(format!(
+            "{count} elements run past bufferView {}",
+            view.index()
+        )));
     }
     let have = buffers.get(view.buffer().index()).map_or(0, Vec::len);
-    if view.offset().checked_add(view.length()).is_none_or(|e| e > have) {
-        return Err(bad(format!("bufferView {} runs past its buffer", view.index())));
+    if view
+        .offset()
+        .checked_add(view.length())
+        .is_none_or(|e| e > have)
+    {
+        return Err(bad(format!(
+            "bufferView {} runs past its buffer",
+            view.index()
+        )));
     }
     Ok(())
 }
