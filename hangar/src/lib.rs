@@ -7,6 +7,17 @@
 //! - [`gltf`] and [`obj`]: the neutral scene as glTF 2.0 (both ways) and OBJ.
 //! - [`any`]: open any supported file by its magic and do what the CLI asks of it.
 
+// No input may crash hangar (issue 10): library code has no unwrap, expect, panic or unreachable.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable
+    )
+)]
+
 pub mod any;
 pub mod batch;
 pub mod bytes;

@@ -2,6 +2,8 @@
 //! from the origin to (3, 2, 1) with a pyramid on its top face, flat shaded, one UV square per face,
 //! box and pyramid in two materials. Nothing in it is symmetric, so a mirrored axis or a reversed
 //! winding shows.
+// Builds hangar's own sample models from constants, never from input.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::model::{Material, Mesh, Node, Primitive, Scene, Vertices};
 use glam::{Vec2, Vec3};

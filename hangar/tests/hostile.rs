@@ -271,10 +271,10 @@ fn case8_buffer_of_another_length_than_declared_is_refused() {
 }
 
 #[test]
-fn case8_image_uri_leaving_the_folder_is_refused() {
+fn case8_image_uri_that_is_not_relative_is_refused() {
     let d = scratch("case8-image");
     let (mut doc, blob) = gltf_doc(&[]);
-    doc["images"] = json!([{"uri": "../../etc/passwd"}]);
+    doc["images"] = json!([{"uri": "/etc/passwd"}]);
     doc["textures"] = json!([{"source": 0}]);
     doc["materials"] =
         json!([{"name": "m", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
@@ -283,7 +283,7 @@ fn case8_image_uri_leaving_the_folder_is_refused() {
         .map(|_| ())
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Refused, "{e}");
-    assert!(e.message.contains("../../etc/passwd"), "{e}");
+    assert!(e.message.contains("/etc/passwd"), "{e}");
 }
 
 #[test]

@@ -88,7 +88,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             ::gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
                 // Only a name is kept, but never one that points outside the glTF's folder.
                 let rel = percent_decode(uri);
-                match texture_name(dir, rel) {
+                match texture_name(rel) {
                     Ok(name) => Some(name),
                     Err(e) => {
                         image_errors.push(e.message);
@@ -345,22 +345,21 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
     Ok(Imported { scene, warnings })
 }
 
-/// A texture's file name, kept unless it points outside the glTF's folder (a missing file is kept as a
-/// name: textures often live in the game's folders, not beside the glTF).
-fn texture_name(dir: Option<&Path>, rel: String) -> Result<String> {
-    let escapes = Path::new(&rel).is_absolute()
+/// A texture's path, kept as a name only: import never opens it, and hangar's own exports link
+/// textures found in the folders above (`../textures/x.png`). What may never come in is a name
+/// that is not relative to the glTF at all (`/etc/passwd`, `C:\\x`, `file:...`); whatever opens
+/// a texture later must go through [`crate::io::resolve_inside`].
+fn texture_name(rel: String) -> Result<String> {
+    if Path::new(&rel).is_absolute()
         || rel.starts_with(['/', '\\'])
-        || rel.split(['/', '\\']).any(|c| c == ".." || c.contains(':'));
-    match dir {
-        _ if escapes => Err(Error::refused(
+        || rel.split(['/', '\\']).any(|c| c.contains(':'))
+    {
+        return Err(Error::refused(
             "",
-            format!("path {rel:?} leaves the glTF's folder"),
-        )),
-        Some(d) if d.join(&rel).symlink_metadata().is_ok() => {
-            crate::io::resolve_inside(d, &rel).map(|_| rel)
-        }
-        _ => Ok(rel),
+            format!("path {rel:?} is not relative to the glTF's folder"),
+        ));
     }
+    Ok(rel)
 }
 
 /// Loads the glTF document, checking first what the gltf crate would otherwise panic on: a GLB

@@ -403,29 +403,25 @@ impl Scene {
     pub fn flatten(&self, keep: impl Fn(usize) -> bool) -> Mesh {
         let mut out = Mesh::default();
         let mut by_material: Vec<(Option<usize>, Vec<u32>)> = Vec::new();
-        let chosen: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].mesh.is_some() && keep(i))
+        // (node, its mesh): a node naming a mesh that does not exist is left out.
+        let chosen: Vec<(usize, &Mesh)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(*i))
+            .filter_map(|(i, n)| Some((i, self.meshes.get(n.mesh?)?)))
             .collect();
-        let any = |f: &dyn Fn(&Vertices) -> bool| {
-            chosen
-                .iter()
-                .any(|&i| f(&self.meshes[self.nodes[i].mesh.unwrap()].vertices))
-        };
+        let any = |f: &dyn Fn(&Vertices) -> bool| chosen.iter().any(|(_, m)| f(&m.vertices));
         let with_normals = any(&|v| v.normals.is_some());
         let with_tangents = any(&|v| v.tangents.is_some());
         let uv_sets = chosen
             .iter()
-            .map(|&i| self.meshes[self.nodes[i].mesh.unwrap()].vertices.uvs.len())
+            .map(|(_, m)| m.vertices.uvs.len())
             .max()
             .unwrap_or(0);
         let color_sets = chosen
             .iter()
-            .map(|&i| {
-                self.meshes[self.nodes[i].mesh.unwrap()]
-                    .vertices
-                    .colors
-                    .len()
-            })
+            .map(|(_, m)| m.vertices.colors.len())
             .max()
             .unwrap_or(0);
         let v = &mut out.vertices;
@@ -437,8 +433,7 @@ impl Scene {
         }
         v.uvs = vec![Vec::new(); uv_sets];
         v.colors = vec![Vec::new(); color_sets];
-        for &ni in &chosen {
-            let mesh = &self.meshes[self.nodes[ni].mesh.unwrap()];
+        for &(ni, mesh) in &chosen {
             let world = self.world_matrix(ni);
             let normal_m = glam::Mat3::from_mat4(world).inverse().transpose();
             let flips = world.determinant() < 0.0;

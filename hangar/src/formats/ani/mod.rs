@@ -182,6 +182,9 @@ fn key(v: &Value) -> Key {
 }
 
 /// The value of one axis at time `t` (inside the keys' span).
+/// The most samples a key of a sampled (bezier or TCB) track may add: keeps output linear in input.
+const SAMPLES_PER_KEY: usize = 64;
+
 fn eval(keys: &[Key], axis: usize, t: f32) -> f32 {
     let k = keys.partition_point(|k| k.time <= t).saturating_sub(1);
     let a = &keys[k];
@@ -260,10 +263,23 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
     } else {
         let (first, last) = (keys[0].time.max(0.0), keys[keys.len() - 1].time.max(0.0));
         let mut times: Vec<f32> = keys.iter().map(|k| k.time.max(0.0)).collect();
-        let frames = ((last - first) * FPS).ceil() as usize;
+        // At most SAMPLES_PER_KEY samples a key, spread evenly when 30 fps would take more: a
+        // few keys spanning hours must not turn into millions of samples.
+        let budget = keys.len().saturating_mul(SAMPLES_PER_KEY).min(100_000);
+        let span = last - first;
+        let step = if span * FPS > budget as f32 {
+            span / budget as f32
+        } else {
+            1.0 / FPS
+        };
+        let frames = if step > 0.0 {
+            ((span / step).ceil() as usize).min(budget)
+        } else {
+            0
+        };
         times.extend(
-            (0..=frames.min(100_000))
-                .map(|f| first + f as f32 / FPS)
+            (0..=frames)
+                .map(|f| first + f as f32 * step)
                 .filter(|&t| t <= last),
         );
         // A step holds until just before the next key.
@@ -307,17 +323,18 @@ pub fn animations(
             tracks.push(keys[at..end].iter().map(|k| key(k)).collect());
             at = end;
         }
-        let anim = match out.iter_mut().position(|x| x.name == state) {
-            Some(i) => &mut out[i],
+        let i = match out.iter().position(|x| x.name == state) {
+            Some(i) => i,
             None => {
                 out.push(Animation {
                     name: state.clone(),
                     channels: Vec::new(),
                     extras: Map::new(),
                 });
-                out.last_mut().unwrap()
+                out.len() - 1
             }
         };
+        let Some(anim) = out.get_mut(i) else { continue };
         let Some(node) = node_of(&part) else {
             warnings.push(Warning::new(
                 None,

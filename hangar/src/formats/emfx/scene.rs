@@ -194,8 +194,11 @@ pub fn to_scene(f: &File, name: &str) -> Result<(Scene, Vec<Warning>)> {
         } else {
             Role::Visual
         };
-        let skinned =
-            scene.meshes.last().unwrap().vertices.joints.is_some() && !scene.skins.is_empty();
+        let skinned = scene
+            .meshes
+            .last()
+            .is_some_and(|m| m.vertices.joints.is_some())
+            && !scene.skins.is_empty();
         if skinned {
             mnode.skin = Some(0);
         } else {

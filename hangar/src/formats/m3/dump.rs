@@ -30,7 +30,10 @@ pub fn to_json(m3: &M3<'_>) -> Value {
             let name = s.tag.name();
             match s.layout {
                 Some(_) if name == "CHAR" && clean_text(&s.data).is_some() => {
-                    o.insert("text".into(), clean_text(&s.data).unwrap().into());
+                    o.insert(
+                        "text".into(),
+                        clean_text(&s.data).unwrap_or_default().into(),
+                    );
                 }
                 Some(l) if l.size == 1 => {
                     o.insert("data".into(), s.data.to_base64().into());

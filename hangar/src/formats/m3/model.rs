@@ -151,7 +151,7 @@ impl<'m, 'a> Model<'m, 'a> {
         Ok(self
             .values(r, want, path)?
             .chunks_exact(N)
-            .map(|c| f(c.try_into().expect("chunks of N")))
+            .filter_map(|c| c.try_into().ok().map(&f))
             .collect())
     }
 

@@ -554,7 +554,9 @@ fn meshes(
             let sign = if let Some(o) = layout.normal {
                 let n =
                     Vec3::new(unit(vb[o]), unit(vb[o + 1]), unit(vb[o + 2])).normalize_or(Vec3::Z);
-                v.normals.as_mut().unwrap().push(n.to_array());
+                if let Some(ns) = v.normals.as_mut() {
+                    ns.push(n.to_array());
+                }
                 // The fourth byte is the bitangent sign: 255 for +1 (measured on the corpus
                 // against the UV layout, see tests/m3_corpus.rs).
                 if vb[o + 3] >= 128 {
@@ -624,8 +626,10 @@ fn meshes(
                     joints = [root_bone.min(bone_count.saturating_sub(1)) as u16, 0, 0, 0];
                     weights = [1.0, 0.0, 0.0, 0.0];
                 }
-                v.joints.as_mut().unwrap().push(joints);
-                v.weights.as_mut().unwrap().push(weights);
+                if let (Some(j), Some(w)) = (v.joints.as_mut(), v.weights.as_mut()) {
+                    j.push(joints);
+                    w.push(weights);
+                }
             }
         }
         if bad_lookup > 0 {

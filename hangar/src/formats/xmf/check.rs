@@ -109,8 +109,7 @@ pub fn check(x: &Xmf<'_>, target: write::Target) -> Vec<Finding> {
     }
     if let (Ok((count, elements)), Ok(idx)) = (mesh::decode_elements(x), mesh::indices(x)) {
         let bad = idx.iter().filter(|&&i| i as usize >= count).count();
-        if bad > 0 {
-            let first = idx.iter().position(|&i| i as usize >= count).unwrap();
+        if let Some(first) = idx.iter().position(|&i| i as usize >= count) {
             out.push(Finding::error(
                 format!("XMF.indexBuffer.data[{first}]"),
                 format!(

@@ -214,7 +214,15 @@ pub fn read(data: &[u8]) -> Result<(Xmf<'_>, Vec<Warning>)> {
     let inflated = buffers
         .iter()
         .filter(|b| b.compressed != 0)
-        .map(|b| b.decoded_len().unwrap_or(usize::MAX))
+        // A claim past what its own stream could hold is refused when inflated, with its place.
+        .map(|b| {
+            let honest = b
+                .data
+                .len()
+                .saturating_mul(super::mesh::MAX_INFLATE_RATIO)
+                .saturating_add(64);
+            b.decoded_len().unwrap_or(usize::MAX).min(honest)
+        })
         .fold(0usize, usize::saturating_add);
     let budget = inflate_budget(data.len());
     if inflated > budget {
