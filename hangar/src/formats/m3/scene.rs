@@ -555,12 +555,12 @@ fn meshes(
                 let n =
                     Vec3::new(unit(vb[o]), unit(vb[o + 1]), unit(vb[o + 2])).normalize_or(Vec3::Z);
                 v.normals.as_mut().unwrap().push(n.to_array());
-                // The fourth byte is the bitangent sign: 255 for +1 (measured on the corpus
-                // against the UV layout, see tests/m3_corpus.rs).
+                // The fourth byte is the bitangent sign: 255 for glTF's -1 (measured on the
+                // corpus against the UV layout and mikktspace, see tests/tangents.rs).
                 if vb[o + 3] >= 128 {
-                    1.0
-                } else {
                     -1.0
+                } else {
+                    1.0
                 }
             } else {
                 1.0
