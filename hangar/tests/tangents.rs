@@ -9,7 +9,7 @@ mod common;
 use glam::Vec3;
 use hangar::any;
 use hangar::model::Mesh;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Agreement counts of one format.
 #[derive(Default, Debug)]
@@ -180,28 +180,15 @@ fn measure_files(files: &[PathBuf]) -> Tally {
     t
 }
 
-/// Every file under `dir` (recursively) ending in `ext`, sorted.
-fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            walk(&p, ext, out);
-        } else if p
-            .extension()
-            .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case(ext))
-        {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn xmf_tangent_signs_follow_the_uv_winding() {
     let Some(mut files) = common::corpus("x4", "xmf") else {
         return;
     };
     let root = PathBuf::from(std::env::var_os("HANGAR_CORPUS").unwrap());
-    walk(&root.join("x4-components"), "xmf", &mut files);
+    for sub in ["x4-components", "textures"] {
+        common::walk(&root.join(sub), &["xmf"], &mut files);
+    }
     files.sort();
     let t = measure_files(&files);
     t.print("XMF");

@@ -631,8 +631,9 @@ fn meshes(
         if bad_lookup > 0 {
             warnings.push(Warning::new(None, format!("{path}.firstBoneLookup"), format!("{bad_lookup} bone weights point outside the region's bone lookup and are dropped")));
         }
+        // The game binds these the same way (valid models carry them).
         if unweighted > 0 {
-            warnings.push(Warning::new(
+            warnings.push(Warning::note(
                 None,
                 &path,
                 format!("{unweighted} vertices have no weight: bound to the region's root bone"),
