@@ -448,7 +448,8 @@ fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut 
     missing.sort();
     missing.dedup();
     if !missing.is_empty() {
-        warnings.push(Warning::new(
+        // Textures usually live elsewhere in the game's files: not a problem of the model.
+        warnings.push(Warning::note(
             None,
             "materials",
             format!(

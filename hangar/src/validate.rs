@@ -43,6 +43,14 @@ impl Finding {
             note: false,
         }
     }
+
+    /// An oddity real files carry that loads fine: shown only with `-v` (see [`Warning::note`]).
+    pub fn note(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding {
+            note: true,
+            ..Finding::warning(path, message)
+        }
+    }
 }
 
 impl From<Warning> for Finding {

@@ -271,7 +271,7 @@ fn an_m3a_adds_its_sequences_to_its_model() {
 
 /// Triangles wind counter-clockwise around their stored normals (as glTF wants, so the indices are
 /// kept), and the normal's fourth byte is the bitangent sign: for most triangles the bitangent glTF
-/// derives (cross(normal, tangent) * w) points along +V.
+/// derives (cross(normal, tangent) * w) points along -V, up the image (glTF's convention).
 #[test]
 fn winding_and_tangent_sign_follow_the_normals_and_uvs() {
     let Some(files) = m3_files() else { return };
@@ -303,8 +303,8 @@ fn winding_and_tangent_sign_follow_the_normals_and_uvs() {
                 if face.dot(nsum) > 0.0 {
                     ccw += 1;
                 }
-                // Direction of +V on the surface.
-                let bit = (e2 * du1 - e1 * du2) / det;
+                // Direction of -V on the surface.
+                let bit = -(e2 * du1 - e1 * du2) / det;
                 let n = glam::Vec3::from(ns[a]);
                 let t = ts[a];
                 let derived = n.cross(glam::Vec3::new(t[0], t[1], t[2])) * t[3];
@@ -316,7 +316,7 @@ fn winding_and_tangent_sign_follow_the_normals_and_uvs() {
         }
     }
     let share = agree as f64 / total as f64;
-    println!("tangent sign agrees with +V on {agree} of {total} triangles ({share:.3})");
+    println!("tangent sign agrees with -V on {agree} of {total} triangles ({share:.3})");
     let wound = ccw as f64 / total as f64;
     println!("counter-clockwise around their normals: {ccw} ({wound:.4})");
     assert!(wound > 0.97, "{wound}");

@@ -139,8 +139,8 @@ fn a_built_triangle_reads_back_with_its_uvs_skin_and_axes() {
     assert_eq!(mesh.vertices.positions[2], [0.0, 0.0, 1.0]);
     let n = mesh.vertices.normals.as_ref().unwrap()[0];
     assert!((n[1] + 1.0).abs() < 1e-3 && n[0].abs() < 0.01, "{n:?}");
-    // Sign byte 255: w = +1.
-    assert_eq!(mesh.vertices.tangents.as_ref().unwrap()[0][3], 1.0);
+    // Sign byte 255: glTF w = -1 (measured on the corpus, tests/tangents.rs).
+    assert_eq!(mesh.vertices.tangents.as_ref().unwrap()[0][3], -1.0);
     assert_eq!(mesh.vertices.joints.as_ref().unwrap()[1], [0, 0, 0, 0]);
     assert_eq!(
         mesh.vertices.weights.as_ref().unwrap()[1],

@@ -155,3 +155,19 @@ pub fn check_flips(
     }
     (failed, total)
 }
+
+/// Every file under `dir` (recursively) whose extension is one of `exts` (lower case), appended to
+/// `out`.
+pub fn walk(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(&p, exts, out);
+        } else if p
+            .extension()
+            .is_some_and(|e| exts.contains(&e.to_string_lossy().to_ascii_lowercase().as_str()))
+        {
+            out.push(p);
+        }
+    }
+}

@@ -461,7 +461,9 @@ fn build_mesh(
                         .into_iter()
                         .map(|t| {
                             let d = Vec3::from(mirror([t[0], t[1], t[2]])).normalize_or(Vec3::X);
-                            [d.x, d.y, d.z, if t[3] < 0.0 { 1.0 } else { -1.0 }]
+                            // The mirror and glTF's -V bitangent cancel out: the sign is kept
+                            // (measured on the corpus, see tests/tangents.rs).
+                            [d.x, d.y, d.z, if t[3] < 0.0 { -1.0 } else { 1.0 }]
                         })
                         .collect(),
                 );

@@ -557,12 +557,12 @@ fn meshes(
                 if let Some(ns) = v.normals.as_mut() {
                     ns.push(n.to_array());
                 }
-                // The fourth byte is the bitangent sign: 255 for +1 (measured on the corpus
-                // against the UV layout, see tests/m3_corpus.rs).
+                // The fourth byte is the bitangent sign: 255 for glTF's -1 (measured on the
+                // corpus against the UV layout and mikktspace, see tests/tangents.rs).
                 if vb[o + 3] >= 128 {
-                    1.0
-                } else {
                     -1.0
+                } else {
+                    1.0
                 }
             } else {
                 1.0
@@ -635,8 +635,9 @@ fn meshes(
         if bad_lookup > 0 {
             warnings.push(Warning::new(None, format!("{path}.firstBoneLookup"), format!("{bad_lookup} bone weights point outside the region's bone lookup and are dropped")));
         }
+        // The game binds these the same way (valid models carry them).
         if unweighted > 0 {
-            warnings.push(Warning::new(
+            warnings.push(Warning::note(
                 None,
                 &path,
                 format!("{unweighted} vertices have no weight: bound to the region's root bone"),

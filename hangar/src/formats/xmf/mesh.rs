@@ -8,9 +8,10 @@
 //! stored normals in file space, and the mirror turns that into glTF's counter-clockwise front faces
 //! (tests/xmf_corpus.rs checks this on every corpus mesh with normals).
 //! UVs are kept: Direct3D and glTF both put the UV origin at the top left.
-//! The tangent frame's handedness is the normal's fourth byte (0 or 255; the tangent's own is always 0):
-//! in file space `cross(N, T) * w` points along +V. glTF's bitangent points along -V, and the mirror
-//! flips the cross product, so the glTF `w` equals the file's sign unchanged.
+//! Tangents: the stored tangent points along -U and the normal's fourth byte (0 or 255; the
+//! tangent's own is always 0) gives `cross(N, T) * w` along -V once mirrored. glTF wants the tangent
+//! along +U (and its bitangent along -V), so tangent and sign are both negated, back and forth
+//! (measured on every corpus mesh with tangents, tests/tangents.rs and docs/CONVENTIONS.md).
 
 use super::decl::{DeclType, Usage};
 use super::*;
@@ -375,8 +376,8 @@ fn convert(vd: &VertexData<'_>, l: &Layout, role: Place) -> (Attr, usize) {
         }
         Place::Tangent => {
             let t = vd.decode_map(l, |a| {
-                let t = unit_or(expand(a), [1.0, 0.0, 0.0], &mut fixed);
-                [t[0], t[1], t[2], 1.0]
+                let t = unit_or(expand(a), [-1.0, 0.0, 0.0], &mut fixed);
+                [-t[0], -t[1], -t[2], 1.0]
             });
             Attr::Tangent(t, signs())
         }
@@ -489,7 +490,7 @@ pub fn to_mesh(x: &Xmf<'_>, name: &str) -> Result<(Mesh, Vec<String>, Vec<Warnin
     if let Some(t) = v.tangents.as_mut() {
         if let Some(signs) = normal_sign.as_ref().or(tangent_sign.as_ref()) {
             for (t, s) in t.iter_mut().zip(signs) {
-                t[3] = *s;
+                t[3] = -*s;
             }
         }
     }
@@ -767,7 +768,8 @@ pub fn from_mesh(
         for i in 0..n {
             let p = pos_file[i];
             DeclType::Float3.encode([p[0], p[1], p[2], 1.0], &mut data);
-            let w = v.tangents.as_ref().map_or(-1.0, |t| t[i][3]);
+            // The file's sign byte is the negated glTF sign (see the module docs).
+            let w = v.tangents.as_ref().map_or(1.0, |t| t[i][3]);
             if let Some(ns) = &v.normals {
                 let m = ns[i];
                 DeclType::D3dColor.encode(
@@ -775,14 +777,14 @@ pub fn from_mesh(
                         unit(-m[0]),
                         unit(m[1]),
                         unit(m[2]),
-                        if w > 0.0 { 1.0 } else { 0.0 },
+                        if w > 0.0 { 0.0 } else { 1.0 },
                     ],
                     &mut data,
                 );
             }
             if let Some(ts) = &v.tangents {
                 let t = ts[i];
-                DeclType::D3dColor.encode([unit(-t[0]), unit(t[1]), unit(t[2]), 0.0], &mut data);
+                DeclType::D3dColor.encode([unit(t[0]), unit(-t[1]), unit(-t[2]), 0.0], &mut data);
             }
             for s in &v.uvs {
                 DeclType::Float2.encode([s[i][0], s[i][1], 0.0, 1.0], &mut data);
