@@ -8,6 +8,7 @@
 //! - [`any`]: open any supported file by its magic and do what the CLI asks of it.
 
 pub mod any;
+pub mod assemble;
 pub mod bytes;
 pub mod component;
 pub mod detect;
