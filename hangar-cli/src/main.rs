@@ -116,7 +116,11 @@ fn main() -> ExitCode {
         } => {
             let one_file = matches!(Output::from_path(&output), Ok(Output::Glb | Output::Gltf))
                 && !output.is_dir();
-            if input.is_dir() && one_file && motions.is_empty() {
+            if is_xml(&input) && one_file && motions.is_empty() {
+                convert_component_xml(&input, &output).map(|_| true)
+            } else if is_xml(&output) && !input.is_dir() && motions.is_empty() {
+                write_component(&input, &output).map(|_| true)
+            } else if input.is_dir() && one_file && motions.is_empty() {
                 convert_component(&input, &output).map(|_| true)
             } else if input.is_dir() {
                 if motions.is_empty() {
@@ -310,6 +314,46 @@ fn convert_component(input: &Path, output: &Path) -> Result<()> {
     }
     hangar::io::write_output(output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
+    Ok(())
+}
+
+fn is_xml(p: &Path) -> bool {
+    hangar::io::has_ext(p, "xml")
+}
+
+fn convert_component_xml(input: &Path, output: &Path) -> Result<()> {
+    let (bytes, warnings) = any::convert_component_xml(input, output)?;
+    for w in &warnings {
+        eprintln!("warning: {}: {w}", input.display());
+    }
+    hangar::io::write_output(output, &bytes)?;
+    eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
+    Ok(())
+}
+
+fn write_component(input: &Path, output: &Path) -> Result<()> {
+    let written = any::gltf_to_component(input, output)?;
+    for w in &written.warnings {
+        eprintln!("warning: {}: {w}", input.display());
+    }
+    if let Some((p, _)) = written
+        .files
+        .iter()
+        .find(|(p, _)| hangar::io::same_file(p, input))
+    {
+        anyhow::bail!("{} would be written over the input", p.display());
+    }
+    for (path, bytes) in &written.files {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        hangar::io::write_output(path, bytes)?;
+    }
+    eprintln!(
+        "wrote {} and {} more files",
+        output.display(),
+        written.files.len().saturating_sub(1)
+    );
     Ok(())
 }
 

@@ -616,7 +616,10 @@ pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warn
             Error::unsupported("a component folder converts to .glb or .gltf").in_file(output),
         );
     }
-    let (scene, mut warnings) = crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?;
+    let (scene, mut warnings) = match crate::assemble::xml_beside(dir) {
+        Some(xml) => crate::assemble::to_scene(&xml)?,
+        None => crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?,
+    };
     let e = crate::gltf::to_gltf(&scene).map_err(|e| e.in_file(output))?;
     warnings.extend(e.warnings.iter().cloned());
     let bytes = if kind == Output::Glb {
@@ -625,4 +628,32 @@ pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warn
         e.to_gltf_text()?
     };
     Ok((bytes, warnings))
+}
+
+/// A component XML (with its data folder and .ani, see [`crate::assemble`]) as one glTF file.
+pub fn convert_component_xml(xml: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    let kind = Output::from_path(output)?;
+    if !matches!(kind, Output::Glb | Output::Gltf) {
+        return Err(
+            Error::unsupported("a component XML converts to .glb or .gltf").in_file(output),
+        );
+    }
+    let (scene, mut warnings) = crate::assemble::to_scene(xml)?;
+    let e = crate::gltf::to_gltf(&scene).map_err(|e| e.in_file(output))?;
+    warnings.extend(e.warnings.iter().cloned());
+    let bytes = if kind == Output::Glb {
+        e.to_glb()?
+    } else {
+        e.to_gltf_text()?
+    };
+    Ok((bytes, warnings))
+}
+
+/// A glTF back into a component: the XML at `output`, its data folder of XMFs and the .ani.
+pub fn gltf_to_component(input: &Path, output: &Path) -> Result<crate::assemble::Written> {
+    let bytes = crate::io::read_input(input)?;
+    let imported = crate::gltf::from_slice(&bytes, input.parent()).map_err(|e| e.in_file(input))?;
+    let mut w = crate::assemble::from_scene(&imported.scene, output)?;
+    w.warnings.splice(0..0, imported.warnings);
+    Ok(w)
 }

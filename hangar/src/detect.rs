@@ -72,6 +72,12 @@ fn looks_like_ani(b: &[u8]) -> bool {
     (0..=1_000_000).contains(&count) && w(4) as i64 == 16 + 160 * count && w(8) >= 1 && w(8) <= 16
 }
 
+/// True when `bytes` is an X4 component XML: a `<components` root within the first KiB.
+pub fn is_component_xml(bytes: &[u8]) -> bool {
+    let head = bytes.get(..bytes.len().min(1024)).unwrap_or(bytes);
+    String::from_utf8_lossy(head).contains("<components")
+}
+
 /// Detects the format of `bytes`; `path` (its extension) decides only between formats without a magic.
 pub fn detect(bytes: &[u8], path: Option<&Path>) -> Format {
     let ext = path
