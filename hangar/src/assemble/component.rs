@@ -178,8 +178,8 @@ struct Connection<'a, 'i> {
     name: String,
     parent: Option<String>,
     offset: Offset,
-    /// `(name, ref)` of each `<part>`.
-    parts: Vec<(String, Option<String>)>,
+    /// `(name, ref, element)` of each `<part>`.
+    parts: Vec<(String, Option<String>, roxmltree::Node<'a, 'i>)>,
 }
 
 /// How a file of the data folder is used by its part.
@@ -292,6 +292,7 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
                     (
                         p.attribute("name").unwrap_or("").to_string(),
                         p.attribute("ref").map(str::to_string),
+                        p,
                     )
                 })
                 .collect(),
@@ -302,8 +303,9 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
     let mut part_nodes: HashMap<String, usize> = HashMap::new();
     let mut parent_of: Vec<(usize, Option<String>)> = Vec::new();
     let mut used: HashMap<String, u32> = HashMap::new();
+    let mut part_lights: Vec<(usize, roxmltree::Node<'_, '_>)> = Vec::new();
     for (ci, c) in connections.iter().enumerate() {
-        for (pi, (name, reference)) in c.parts.iter().enumerate() {
+        for (pi, (name, reference, element)) in c.parts.iter().enumerate() {
             let seen = used.entry(name.clone()).or_insert(0);
             *seen += 1;
             let node_name = if *seen > 1 {
@@ -333,6 +335,7 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
             let i = scene.nodes.len() - 1;
             part_nodes.entry(name.clone()).or_insert(i);
             parent_of.push((i, c.parent.clone()));
+            part_lights.push((i, *element));
         }
     }
     // Connections without parts: hardpoint markers with every attribute.
@@ -375,41 +378,16 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
     }
     cap_depth(&mut scene, &mut warnings);
 
-    // Lights in the component's layers.
+    // Lights in the component's layers, and in parts (spots on a ramp move with it).
     for layer in comp
         .children()
         .filter(|c| c.has_tag_name("layers"))
         .flat_map(|l| l.children().filter(|c| c.has_tag_name("layer")))
     {
-        for l in layer
-            .children()
-            .filter(|c| c.has_tag_name("lights"))
-            .flat_map(|l| l.children().filter(|c| c.is_element()))
-        {
-            let num = |k: &str| l.attribute(k).and_then(|v| v.trim().parse::<f32>().ok());
-            let channel = |k: &str| (num(k).unwrap_or(255.0) / 255.0).clamp(0.0, 1.0);
-            let tag = l.tag_name().name().to_string();
-            let name = l.attribute("name").unwrap_or(&tag).to_string();
-            scene.lights.push(Light {
-                name: name.clone(),
-                kind: LightKind::Point,
-                color: [channel("r"), channel("g"), channel("b")],
-                intensity: num("intensity")
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-                    .unwrap_or(1.0),
-                range: num("range").filter(|v| v.is_finite() && *v > 0.0),
-            });
-            let mut n = Node::new(&name);
-            (n.translation, n.rotation) =
-                Offset::of(l, &mut warnings, "layers.layer.lights").to_gltf();
-            n.light = Some(scene.lights.len() - 1);
-            n.parent = Some(0);
-            n.extras.insert(
-                NODE_KEY.into(),
-                json!({ "light": tag, "attributes": attributes(l) }),
-            );
-            scene.nodes.push(n);
-        }
+        add_lights(&mut scene, layer, 0, &mut warnings);
+    }
+    for (node, element) in part_lights {
+        add_lights(&mut scene, element, node, &mut warnings);
     }
 
     // Meshes of the data folder, decoded in parallel.
@@ -498,6 +476,53 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
         }
     }
     Ok((scene, warnings))
+}
+
+/// Every light in the `<lights>` children of `container` as a punctual light on a node under `parent`.
+fn add_lights(
+    scene: &mut Scene,
+    container: roxmltree::Node<'_, '_>,
+    parent: usize,
+    warnings: &mut Vec<Warning>,
+) {
+    for l in container
+        .children()
+        .filter(|c| c.has_tag_name("lights"))
+        .flat_map(|l| l.children().filter(|c| c.is_element()))
+    {
+        let num = |k: &str| {
+            l.attribute(k)
+                .and_then(|v| v.trim().parse::<f32>().ok())
+                .filter(|v| v.is_finite())
+        };
+        let channel = |k: &str| (num(k).unwrap_or(255.0) / 255.0).clamp(0.0, 1.0);
+        let tag = l.tag_name().name().to_string();
+        let name = l.attribute("name").unwrap_or(&tag).to_string();
+        // A spot's angle is its full cone in degrees.
+        let kind = match (tag.as_str(), num("angle")) {
+            ("spot", Some(a)) => LightKind::Spot {
+                inner: 0.0,
+                outer: (a.to_radians() / 2.0).clamp(1e-3, std::f32::consts::FRAC_PI_2),
+            },
+            _ => LightKind::Point,
+        };
+        scene.lights.push(Light {
+            name: name.clone(),
+            kind,
+            color: [channel("r"), channel("g"), channel("b")],
+            intensity: num("intensity").filter(|v| *v >= 0.0).unwrap_or(1.0),
+            range: num("range").filter(|v| *v > 0.0),
+        });
+        let mut n = Node::new(&name);
+        (n.translation, n.rotation) = Offset::of(l, warnings, "lights").to_gltf();
+        n.light = Some(scene.lights.len() - 1);
+        n.parent = Some(parent);
+        n.extras.insert(
+            NODE_KEY.into(),
+            json!({ "light": tag, "attributes": attributes(l) }),
+        );
+        scene.nodes.push(n);
+    }
 }
 
 /// A collision mesh as the writer will store it (positions merged, no seams), so what Blender shows
@@ -616,6 +641,13 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
         )
         .in_file(out));
     }
+    if !valid_part_name(&data_name) || data_name.starts_with('.') {
+        return Err(Error::refused(
+            "extras.x4component.data",
+            format!("{data_name:?} is not a folder name beside the XML"),
+        )
+        .in_file(out));
+    }
     let data_dir = here.join(&data_name);
 
     // Every part's meshes: its child nodes marked as lod or collision; an unmarked mesh is lod0.
@@ -701,40 +733,39 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
         }
     }
 
-    // The .ani: as it was read when hangar made the glTF; animations from elsewhere are reported.
-    if !scene.animations.is_empty() {
-        let ani = root
-            .and_then(|r| scene.nodes.get(r))
-            .and_then(|r| r.extras.get(ROOT_KEY))
-            .and_then(|m| m.get("ani"));
-        match ani {
-            Some(a) => {
-                let bytes = a
-                    .get("bytes")
-                    .and_then(Value::as_str)
-                    .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
-                    .ok_or_else(|| {
-                        Error::new(
-                            ErrorKind::Invalid,
-                            None,
-                            "extras.x4component.ani",
-                            "the stored .ani is not base64",
-                        )
-                        .in_file(out)
-                    })?;
-                let name = a
-                    .get("file")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or(format!("{data_name}.ani"));
-                w.files.push((here.join(name), bytes));
-            }
-            None => w.warnings.push(Warning::new(
-                None,
-                "animations",
-                "animations not made by hangar from a component are not written to a .ani yet",
-            )),
-        }
+    // The .ani: as it was read when hangar made the glTF (the glTF importer does not read
+    // animations yet, so edited keys do not come back).
+    let ani = root
+        .and_then(|r| scene.nodes.get(r))
+        .and_then(|r| r.extras.get(ROOT_KEY))
+        .and_then(|m| m.get("ani"));
+    if let Some(a) = ani {
+        let bytes = a
+            .get("bytes")
+            .and_then(Value::as_str)
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Invalid,
+                    None,
+                    "extras.x4component.ani",
+                    "the stored .ani is not base64",
+                )
+                .in_file(out)
+            })?;
+        let name = a
+            .get("file")
+            .and_then(Value::as_str)
+            .filter(|f| valid_part_name(f))
+            .map(str::to_string)
+            .unwrap_or(format!("{data_name}.ani"));
+        w.files.push((here.join(name), bytes));
+    } else if !scene.animations.is_empty() {
+        w.warnings.push(Warning::new(
+            None,
+            "animations",
+            "animations not made by hangar from a component are not written to a .ani yet",
+        ));
     }
     w.files.push((out.to_path_buf(), xml_text.into_bytes()));
     Ok(w)
