@@ -349,3 +349,62 @@ fn foreign_gltf_without_parts_is_refused_naming_the_problem() {
     assert_eq!(err.kind, hangar::error::ErrorKind::Refused);
     assert!(err.message.contains("no node looks like a part"), "{err}");
 }
+
+#[test]
+fn a_new_mesh_node_becomes_a_part_with_a_connection() {
+    let Some(files) = corpus_components() else {
+        return;
+    };
+    let xml = files
+        .iter()
+        .find(|p| p.ends_with("weapon_otas_l_aquilo.xml"))
+        .unwrap();
+    let (scene, _) = assemble::to_scene(xml).unwrap();
+    let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
+    let mut s = hangar::gltf::from_slice(&glb, None).unwrap().scene;
+    // A copy of part_socket's lod0 mesh as a new node under part_socket, 2 m up.
+    let socket = s
+        .nodes
+        .iter()
+        .position(|n| n.name == "part_socket")
+        .unwrap();
+    let lod0 = s
+        .nodes
+        .iter()
+        .position(|n| n.name == "part_socket-lod0")
+        .unwrap();
+    let mut n = hangar::model::Node::new("new_fin");
+    n.mesh = s.nodes[lod0].mesh;
+    n.parent = Some(socket);
+    n.translation.y = 2.0;
+    s.nodes.push(n);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_added");
+    let _ = std::fs::remove_dir_all(&dir);
+    let back = dir.join("weapon_otas_l_aquilo.xml");
+    let w = assemble::from_scene(&s, &back).unwrap();
+    write_all(&w.files);
+    let text = std::fs::read_to_string(&back).unwrap();
+    assert!(
+        text.contains(r#"tags="part" parent="part_socket">"#),
+        "{text}"
+    );
+    assert!(w.files.iter().any(|(p, _)| p.ends_with("new_fin-lod0.xmf")));
+    let (again, _) = assemble::to_scene(&back).unwrap();
+    let fin = again
+        .nodes
+        .iter()
+        .position(|n| n.name == "new_fin")
+        .unwrap();
+    let sock = again
+        .nodes
+        .iter()
+        .position(|n| n.name == "part_socket")
+        .unwrap();
+    let d = again.world_matrix(fin).w_axis - again.world_matrix(sock).w_axis;
+    let up = again.world_matrix(sock).y_axis * 2.0;
+    assert!((d - up).length() < 1e-4, "{d:?} vs {up:?}");
+    assert!(again
+        .nodes
+        .iter()
+        .any(|n| n.parent == Some(fin) && n.mesh.is_some()));
+}

@@ -604,7 +604,7 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
         .unwrap_or_else(|| "component".into());
 
     // Part nodes: marked by hangar, or (a new or foreign glTF) any node whose own children carry meshes.
-    let parts: Vec<usize> = (0..scene.nodes.len())
+    let mut parts: Vec<usize> = (0..scene.nodes.len())
         .filter(|&i| {
             scene
                 .nodes
@@ -625,7 +625,10 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .unwrap_or(format!("{stem}_data"));
-            (patch_offsets(scene, xml, &parts, &mut w.warnings)?, data)
+            let added = added_parts(scene, root, &parts);
+            let text = patch_offsets(scene, xml, &parts, &added, &mut w.warnings)?;
+            parts.extend(added);
+            (text, data)
         }
         None => new_component(scene, &stem, &mut w)?,
     };
@@ -655,11 +658,7 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
         let Some(pn) = scene.nodes.get(p) else {
             continue;
         };
-        let part = x4(pn)
-            .and_then(|m| m.get("part"))
-            .and_then(Value::as_str)
-            .unwrap_or(&pn.name)
-            .to_string();
+        let part = part_name(pn).to_string();
         if !valid_part_name(&part) {
             return Err(Error::refused(
                 format!("nodes[{p}]"),
@@ -772,10 +771,36 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
 }
 
 /// The original XML with the `<offset>` of every moved part replaced (untouched: the same text).
+/// Mesh nodes added in Blender under the component or under a part: each becomes a new part.
+fn added_parts(scene: &Scene, root: Option<usize>, parts: &[usize]) -> Vec<usize> {
+    (0..scene.nodes.len())
+        .filter(|&i| {
+            scene.nodes.get(i).is_some_and(|n| {
+                n.mesh.is_some()
+                    && n.role != Role::Collision
+                    && x4(n).is_none()
+                    && n.extras.get(ROOT_KEY).is_none()
+                    && n.parent
+                        .is_some_and(|p| Some(p) == root || parts.contains(&p))
+            })
+        })
+        .collect()
+}
+
+/// The name a part node stands for: the full name kept in `extras` (Blender cuts names at 63
+/// characters), else the node's name.
+fn part_name(n: &Node) -> &str {
+    x4(n)
+        .and_then(|m| m.get("part"))
+        .and_then(Value::as_str)
+        .unwrap_or(&n.name)
+}
+
 fn patch_offsets(
     scene: &Scene,
     xml: &str,
     parts: &[usize],
+    added: &[usize],
     warnings: &mut Vec<Warning>,
 ) -> Result<String> {
     let doc = roxmltree::Document::parse(xml).map_err(|e| {
@@ -839,6 +864,48 @@ fn patch_offsets(
                 Some(c.range().start as u64),
                 "connection",
                 format!("connection {conn_name:?} has no <offset> to move: kept in place"),
+            )),
+        }
+    }
+    if !added.is_empty() {
+        let close = doc
+            .root_element()
+            .children()
+            .find(|c| c.has_tag_name("component"))
+            .and_then(|c| c.children().find(|e| e.has_tag_name("connections")))
+            .and_then(|c| {
+                let r = c.range();
+                xml.get(r.clone())?
+                    .rfind("</connections>")
+                    .map(|i| r.start + i)
+            });
+        match close {
+            Some(at) => {
+                let mut text = String::new();
+                for (k, &a) in added.iter().enumerate() {
+                    let Some(n) = scene.nodes.get(a) else {
+                        continue;
+                    };
+                    let parent = n
+                        .parent
+                        .filter(|p| parts.contains(p))
+                        .and_then(|p| scene.nodes.get(p))
+                        .map(|p| format!(" parent=\"{}\"", esc(part_name(p))))
+                        .unwrap_or_default();
+                    let off = Offset::from_gltf(n.translation, n.rotation);
+                    text.push_str(&format!(
+                        "\t<connection name=\"hangar_added_{:02}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n\t\t",
+                        k + 1,
+                        off.xml("\t\t\t\t"),
+                        esc(&n.name)
+                    ));
+                }
+                edits.push((at..at, text));
+            }
+            None => warnings.push(Warning::new(
+                None,
+                "connections",
+                "the component has no <connections>: new mesh nodes are left out",
             )),
         }
     }
