@@ -86,7 +86,11 @@ enum Command {
     /// becomes a game-ready XMF or an XAC actor (skinned meshes, materials, morph targets).
     /// With a folder as INPUT and a .glb/.gltf OUTPUT, the folder is one X4 component: its parts
     /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
-    /// beside them (one animation a state) become one scene. With a folder as OUTPUT, every supported
+    /// beside them (one animation a state) become one scene. An X4 component XML (ship.xml) as INPUT
+    /// becomes one scene with every part placed by its connection, hardpoint markers, lights and the
+    /// .ani states; a `ship_data` folder uses the ship.xml beside it. A .glb/.gltf INPUT with an .xml
+    /// OUTPUT writes the component back: the XML, `<name>_data/` with every part's XMFs, and the .ani.
+    /// With a folder as OUTPUT, every supported
     /// file in INPUT (recursively) is converted into it with the extension given by --to.
     Convert {
         input: PathBuf,
@@ -117,7 +121,7 @@ fn main() -> ExitCode {
             let one_file = matches!(Output::from_path(&output), Ok(Output::Glb | Output::Gltf))
                 && !output.is_dir();
             if is_xml(&input) && one_file && motions.is_empty() {
-                convert_component_xml(&input, &output).map(|_| true)
+                convert_component(&input, &output).map(|_| true)
             } else if is_xml(&output) && !input.is_dir() && motions.is_empty() {
                 write_component(&input, &output).map(|_| true)
             } else if input.is_dir() && one_file && motions.is_empty() {
@@ -319,16 +323,6 @@ fn convert_component(input: &Path, output: &Path) -> Result<()> {
 
 fn is_xml(p: &Path) -> bool {
     hangar::io::has_ext(p, "xml")
-}
-
-fn convert_component_xml(input: &Path, output: &Path) -> Result<()> {
-    let (bytes, warnings) = any::convert_component_xml(input, output)?;
-    for w in &warnings {
-        eprintln!("warning: {}: {w}", input.display());
-    }
-    hangar::io::write_output(output, &bytes)?;
-    eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
-    Ok(())
 }
 
 fn write_component(input: &Path, output: &Path) -> Result<()> {

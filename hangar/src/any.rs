@@ -608,37 +608,22 @@ fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut 
     }
 }
 
-/// A component folder (parts and their `_data.ani`, see [`crate::component`]) as one glTF file.
+/// A component as one glTF file: its XML (see [`crate::assemble`]), a `_data` folder with the XML
+/// beside it, or a bare folder of parts and their `_data.ani` (see [`crate::component`]).
 pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
     let kind = Output::from_path(output)?;
     if !matches!(kind, Output::Glb | Output::Gltf) {
-        return Err(
-            Error::unsupported("a component folder converts to .glb or .gltf").in_file(output),
-        );
+        return Err(Error::unsupported("a component converts to .glb or .gltf").in_file(output));
     }
-    let (scene, mut warnings) = match crate::assemble::xml_beside(dir) {
+    let xml = if dir.is_file() {
+        Some(dir.to_path_buf())
+    } else {
+        crate::assemble::xml_beside(dir)
+    };
+    let (scene, mut warnings) = match xml {
         Some(xml) => crate::assemble::to_scene(&xml)?,
         None => crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?,
     };
-    let e = crate::gltf::to_gltf(&scene).map_err(|e| e.in_file(output))?;
-    warnings.extend(e.warnings.iter().cloned());
-    let bytes = if kind == Output::Glb {
-        e.to_glb()?
-    } else {
-        e.to_gltf_text()?
-    };
-    Ok((bytes, warnings))
-}
-
-/// A component XML (with its data folder and .ani, see [`crate::assemble`]) as one glTF file.
-pub fn convert_component_xml(xml: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
-    let kind = Output::from_path(output)?;
-    if !matches!(kind, Output::Glb | Output::Gltf) {
-        return Err(
-            Error::unsupported("a component XML converts to .glb or .gltf").in_file(output),
-        );
-    }
-    let (scene, mut warnings) = crate::assemble::to_scene(xml)?;
     let e = crate::gltf::to_gltf(&scene).map_err(|e| e.in_file(output))?;
     warnings.extend(e.warnings.iter().cloned());
     let bytes = if kind == Output::Glb {
