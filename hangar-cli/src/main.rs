@@ -101,7 +101,11 @@ enum Command {
     /// becomes a game-ready XMF or an XAC actor (skinned meshes, materials, morph targets).
     /// With a folder as INPUT and a .glb/.gltf OUTPUT, the folder is one X4 component: its parts
     /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
-    /// beside them (one animation a state) become one scene. With a folder as OUTPUT, every supported
+    /// beside them (one animation a state) become one scene. An X4 component XML (ship.xml) as INPUT
+    /// becomes one scene with every part placed by its connection, hardpoint markers, lights and the
+    /// .ani states; a `ship_data` folder uses the ship.xml beside it. A .glb/.gltf INPUT with an .xml
+    /// OUTPUT writes the component back: the XML, `<name>_data/` with every part's XMFs, and the .ani.
+    /// With a folder as OUTPUT, every supported
     /// file in INPUT (recursively) is converted into it with the extension given by --to.
     /// Anark UI files: a .bgf becomes the readable presentation .xml (and an .xml a .bgf), a .bsg
     /// scene graph a .glb node tree (nodes `AK<id>`, bounding boxes in extras), a .bgp a Graphviz .dot.
@@ -293,6 +297,10 @@ fn convert(
     motions: &[PathBuf],
     verbose: bool,
 ) -> Result<bool> {
+    if motions.is_empty() && any::writes_component(input, output) {
+        write_component(input, output)?;
+        return Ok(true);
+    }
     if !input.is_dir() {
         convert_one(input, output, motions, verbose)?;
         return Ok(true);
@@ -401,6 +409,32 @@ fn convert_component(input: &Path, output: &Path, verbose: bool) -> Result<()> {
     print_warnings(input, &warnings, verbose);
     hangar::io::write_output(output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
+    Ok(())
+}
+
+fn write_component(input: &Path, output: &Path) -> Result<()> {
+    let written = any::gltf_to_component(input, output)?;
+    for w in &written.warnings {
+        eprintln!("warning: {}: {w}", input.display());
+    }
+    if let Some((p, _)) = written
+        .files
+        .iter()
+        .find(|(p, _)| hangar::io::same_file(p, input))
+    {
+        anyhow::bail!("{} would be written over the input", p.display());
+    }
+    for (path, bytes) in &written.files {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        hangar::io::write_output(path, bytes)?;
+    }
+    eprintln!(
+        "wrote {} and {} more files",
+        output.display(),
+        written.files.len().saturating_sub(1)
+    );
     Ok(())
 }
 

@@ -179,6 +179,7 @@ static FORMATS: &[&dyn FileFormat] = &[
     &crate::gltf::document::GltfFormat,
     &crate::formats::ani::document::AniFormat,
     &crate::formats::anark::document::AnarkFormat,
+    &crate::assemble::document::ComponentFormat,
     &DumpFormat,
 ];
 
@@ -461,9 +462,18 @@ fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut 
     }
 }
 
-/// A component folder (parts and their `_data.ani`, see [`crate::component`]) as one glTF file.
+/// A component as one glTF file: its XML (see [`crate::assemble`]), a `_data` folder with the XML
+/// beside it, or a bare folder of parts and their `_data.ani` (see [`crate::component`]).
 pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
-    let (scene, mut warnings) = crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?;
+    let xml = if dir.is_file() {
+        Some(dir.to_path_buf())
+    } else {
+        crate::assemble::xml_beside(dir)
+    };
+    let (scene, mut warnings) = match xml {
+        Some(xml) => crate::assemble::to_scene(&xml)?,
+        None => crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?,
+    };
     if scene.meshes.is_empty() && scene.animations.is_empty() {
         return Err(Error::new(
             ErrorKind::Invalid,
@@ -479,9 +489,31 @@ pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warn
             warnings.extend(w);
             Ok((bytes, warnings))
         }
-        None => Err(
-            Error::unsupported("a component folder converts to .glb, .gltf or .obj")
-                .in_file(output),
-        ),
+        None => {
+            Err(Error::unsupported("a component converts to .glb, .gltf or .obj").in_file(output))
+        }
     }
+}
+
+/// True when converting `input` to `output` writes a whole component (a glTF to an `.xml`).
+pub fn writes_component(input: &Path, output: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4096];
+    let n = std::fs::File::open(input)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    crate::io::has_ext(output, "xml")
+        && matches!(
+            crate::detect::detect(head.get(..n).unwrap_or_default(), Some(input)),
+            Format::Glb | Format::GltfText
+        )
+}
+
+/// A glTF back into a component: the XML at `output`, its data folder of XMFs and the .ani.
+pub fn gltf_to_component(input: &Path, output: &Path) -> Result<crate::assemble::Written> {
+    let bytes = crate::io::read_input(input)?;
+    let imported = crate::gltf::from_slice(&bytes, input.parent()).map_err(|e| e.in_file(input))?;
+    let mut w = crate::assemble::from_scene(&imported.scene, output)?;
+    w.warnings.splice(0..0, imported.warnings);
+    Ok(w)
 }

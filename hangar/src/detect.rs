@@ -17,6 +17,8 @@ pub enum Format {
     AnarkBsg,
     /// The readable XML form of a .bgf (`<presentation>`).
     AnarkXml,
+    /// An X4 component XML (`<components>`): parts, connections, lights.
+    ComponentXml,
     Catalog,
     Glb,
     GltfText,
@@ -39,6 +41,7 @@ impl Format {
             Format::AnarkBgp => "Anark BGP",
             Format::AnarkBsg => "Anark BSG",
             Format::AnarkXml => "Anark presentation XML",
+            Format::ComponentXml => "X4 component XML",
             Format::Catalog => "X4 catalog (.cat)",
             Format::Glb => "glTF binary (.glb)",
             Format::GltfText => "glTF (.gltf)",
@@ -65,6 +68,7 @@ impl Format {
                 | Format::AnarkBgp
                 | Format::AnarkBsg
                 | Format::AnarkXml
+                | Format::ComponentXml
         )
     }
 }

@@ -19,6 +19,7 @@
 )]
 
 pub mod any;
+pub mod assemble;
 pub mod batch;
 pub mod bytes;
 pub mod component;

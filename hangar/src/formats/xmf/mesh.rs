@@ -916,7 +916,7 @@ pub fn from_mesh(
 
 /// Merges vertices at the same position (a collision mesh needs no seams) and drops triangles that
 /// become degenerate.
-fn weld(positions: &[[f32; 3]], indices: &[u32]) -> (Vec<[f32; 3]>, Vec<u32>) {
+pub fn weld(positions: &[[f32; 3]], indices: &[u32]) -> (Vec<[f32; 3]>, Vec<u32>) {
     let mut map = std::collections::HashMap::with_capacity(positions.len());
     let mut out = Vec::with_capacity(positions.len());
     let remap: Vec<u32> = positions

@@ -1,0 +1,1004 @@
+//! An X4 component: `ship.xml` (connections with their parts, offsets and tags, lights in its layers),
+//! the `ship_data/` folder of `<part>-lodN.xmf` / `<part>-collision.xmf`, and `ship_data.ani`.
+//!
+//! XML -> scene: a node per part placed by its connection's `<offset>` under the part its connection
+//! names as `parent` (X mirrored as for XMF: position (-x, y, z), quaternion (x, -y, -z, w)); lod0 as the
+//! part's mesh, other LODs and collision as marked children; connections without parts as empty
+//! marker nodes; lights as punctual lights; one animation a .ani state.
+//!
+//! Scene -> XML: the original XML text travels in the root node's `extras` and comes back unchanged
+//! except for the `<offset>` of parts that moved; every part's meshes are written as game-ready XMFs;
+//! the .ani comes back as it was read.
+
+use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::formats::{ani, xmf};
+use crate::model::{Light, LightKind, Node, Role, Scene};
+use base64::Engine;
+use glam::{Quat, Vec3};
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Key of the root node's extras that carries what the way back needs.
+const ROOT_KEY: &str = "x4component";
+/// Key of every other node's extras that says what the node is in the component.
+const NODE_KEY: &str = "x4";
+/// Parent chains longer than this are cut (real components nest a few levels).
+const MAX_DEPTH: usize = 256;
+
+/// Files produced by [`from_scene`], to be written together.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+    pub warnings: Vec<Warning>,
+}
+
+fn invalid_xml(xml: &Path, doc_pos: usize, path: &str, message: impl Into<String>) -> Error {
+    Error::invalid(doc_pos as u64, path, message).in_file(xml)
+}
+
+/// The entry of `dir` whose name equals `name` in any case (the game ignores case).
+fn find_in(dir: &Path, name: &str) -> Option<PathBuf> {
+    let lower = name.to_lowercase();
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().to_lowercase() == lower)
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    found.into_iter().next()
+}
+
+/// The component XML beside a `<name>_data/` folder (`<name>.xml`, any case), when there is one.
+pub fn xml_beside(dir: &Path) -> Option<PathBuf> {
+    let name = dir.file_name()?.to_string_lossy().to_lowercase();
+    let stem = name.strip_suffix("_data")?;
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    find_in(parent.unwrap_or(Path::new(".")), &format!("{stem}.xml")).filter(|p| p.is_file())
+}
+
+/// The `<folder>.ani` beside a data folder, matched in any case (`ARG_DROPSHIP_DATA.ANI`).
+pub fn data_ani(dir: &Path) -> Option<PathBuf> {
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    find_in(parent.unwrap_or(Path::new(".")), &format!("{name}.ani")).filter(|p| p.is_file())
+}
+
+/// An `<offset>`: position and quaternion in the game's frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Offset {
+    pos: [f32; 3],
+    quat: [f32; 4],
+}
+
+impl Default for Offset {
+    fn default() -> Self {
+        Offset {
+            pos: [0.0; 3],
+            quat: [0.0, 0.0, 0.0, 1.0],
+        }
+    }
+}
+
+impl Offset {
+    fn of(e: roxmltree::Node<'_, '_>, warnings: &mut Vec<Warning>, at: &str) -> Offset {
+        let mut o = Offset::default();
+        let Some(off) = e.children().find(|c| c.has_tag_name("offset")) else {
+            return o;
+        };
+        let num = |n: roxmltree::Node<'_, '_>, k: &str, d: f32, w: &mut Vec<Warning>| -> f32 {
+            match n.attribute(k).map(|v| v.trim().parse::<f32>()) {
+                Some(Ok(v)) if v.is_finite() => v,
+                None => d,
+                Some(_) => {
+                    w.push(Warning::new(
+                        Some(n.range().start as u64),
+                        at,
+                        format!("{k}={:?} is not a number: {d} used", n.attribute(k)),
+                    ));
+                    d
+                }
+            }
+        };
+        if let Some(p) = off.children().find(|c| c.has_tag_name("position")) {
+            o.pos = [
+                num(p, "x", 0.0, warnings),
+                num(p, "y", 0.0, warnings),
+                num(p, "z", 0.0, warnings),
+            ];
+        }
+        if let Some(q) = off.children().find(|c| c.has_tag_name("quaternion")) {
+            o.quat = [
+                num(q, "qx", 0.0, warnings),
+                num(q, "qy", 0.0, warnings),
+                num(q, "qz", 0.0, warnings),
+                num(q, "qw", 1.0, warnings),
+            ];
+        }
+        o
+    }
+
+    /// Into glTF's frame: X mirrored.
+    fn to_gltf(self) -> (Vec3, Quat) {
+        let [x, y, z] = self.pos;
+        let [qx, qy, qz, qw] = self.quat;
+        let q = Quat::from_xyzw(qx, -qy, -qz, qw);
+        let q = if q.length_squared() > 1e-12 {
+            q.normalize()
+        } else {
+            Quat::IDENTITY
+        };
+        (Vec3::new(-x, y, z), q)
+    }
+
+    fn from_gltf(t: Vec3, q: Quat) -> Offset {
+        Offset {
+            pos: [-t.x, t.y, t.z],
+            quat: [q.x, -q.y, -q.z, q.w],
+        }
+    }
+
+    /// The same place within what a float's text keeps.
+    fn same_place(&self, other: &Offset) -> bool {
+        let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0);
+        let (ta, qa) = self.to_gltf();
+        let (tb, qb) = other.to_gltf();
+        ta.to_array()
+            .iter()
+            .zip(tb.to_array())
+            .all(|(a, b)| close(*a, b))
+            && (qa.dot(qb).abs() - 1.0).abs() <= 1e-6
+    }
+
+    fn xml(&self, indent: &str) -> String {
+        let [x, y, z] = self.pos;
+        let [qx, qy, qz, qw] = self.quat;
+        let mut s = format!("<offset>\n{indent}\t<position x=\"{x}\" y=\"{y}\" z=\"{z}\"/>");
+        if [qx, qy, qz, qw] != [0.0, 0.0, 0.0, 1.0] {
+            s.push_str(&format!(
+                "\n{indent}\t<quaternion qx=\"{qx}\" qy=\"{qy}\" qz=\"{qz}\" qw=\"{qw}\"/>"
+            ));
+        }
+        s.push_str(&format!("\n{indent}</offset>"));
+        s
+    }
+}
+
+fn attributes(e: roxmltree::Node<'_, '_>) -> Map<String, Value> {
+    e.attributes()
+        .map(|a| (a.name().to_string(), json!(a.value())))
+        .collect()
+}
+
+/// One `<connection>` as read.
+struct Connection<'a, 'i> {
+    node: roxmltree::Node<'a, 'i>,
+    name: String,
+    parent: Option<String>,
+    offset: Offset,
+    /// `(name, ref, element)` of each `<part>`.
+    parts: Vec<(String, Option<String>, roxmltree::Node<'a, 'i>)>,
+}
+
+/// How a file of the data folder is used by its part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Piece {
+    Lod(u32),
+    Collision,
+}
+
+/// `name-lod0` -> (name, Lod(0)); `name-collision` / `name-collision1` -> (name, Collision).
+fn split_piece(stem: &str) -> Option<(String, Piece)> {
+    let lower = stem.to_lowercase();
+    if let Some(i) = lower.rfind("-lod") {
+        let n = lower.get(i + 4..)?.parse().ok()?;
+        return Some((lower.get(..i)?.to_string(), Piece::Lod(n)));
+    }
+    let i = lower.rfind("-collision")?;
+    lower
+        .get(i + 10..)?
+        .chars()
+        .all(|c| c.is_ascii_digit())
+        .then(|| lower.get(..i).map(|s| (s.to_string(), Piece::Collision)))
+        .flatten()
+}
+
+/// Reads `xml` with its data folder and .ani into one scene.
+pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
+    let bytes = crate::io::read_input(xml)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        invalid_xml(
+            xml,
+            e.valid_up_to(),
+            "components",
+            "the XML is not UTF-8 text",
+        )
+    })?;
+    let doc = roxmltree::Document::parse(text)
+        .map_err(|e| invalid_xml(xml, 0, "components", format!("not well-formed XML: {e}")))?;
+    let mut warnings = Vec::new();
+    let root_el = doc.root_element();
+    if !root_el.has_tag_name("components") {
+        return Err(invalid_xml(
+            xml,
+            root_el.range().start,
+            root_el.tag_name().name(),
+            "the root element is not <components>: not a component XML",
+        ));
+    }
+    let comp = root_el
+        .children()
+        .find(|c| c.has_tag_name("component"))
+        .ok_or_else(|| invalid_xml(xml, root_el.range().start, "components", "no <component>"))?;
+    let comp_name = comp.attribute("name").unwrap_or("component").to_string();
+    let here = xml.parent().filter(|p| !p.as_os_str().is_empty());
+    let here = here.unwrap_or(Path::new("."));
+
+    // The data folder: the last part of <source geometry>, in any case, beside the XML.
+    let geometry = comp
+        .children()
+        .find(|c| c.has_tag_name("source"))
+        .and_then(|s| s.attribute("geometry"))
+        .map(str::to_string);
+    let stem = xml
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let data_name = geometry
+        .as_deref()
+        .and_then(|g| g.rsplit(['\\', '/']).find(|s| !s.is_empty()))
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{stem}_data"));
+    let data_dir = find_in(here, &data_name).filter(|p| p.is_dir());
+    if data_dir.is_none() && geometry.is_some() {
+        warnings.push(Warning::new(
+            None,
+            "component.source",
+            format!("data folder {data_name:?} not found beside the XML: parts have no meshes"),
+        ));
+    }
+
+    let mut scene = Scene {
+        name: comp_name.clone(),
+        ..Default::default()
+    };
+    let mut root = Node::new(&comp_name);
+    root.extras.insert(
+        ROOT_KEY.into(),
+        json!({
+            "name": comp_name,
+            "xml": text,
+            "data": data_dir.as_ref().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or(data_name.clone()),
+        }),
+    );
+    scene.nodes.push(root);
+
+    let connections: Vec<Connection<'_, '_>> = comp
+        .children()
+        .filter(|c| c.has_tag_name("connections"))
+        .flat_map(|c| c.children().filter(|c| c.has_tag_name("connection")))
+        .map(|c| Connection {
+            node: c,
+            name: c.attribute("name").unwrap_or("").to_string(),
+            parent: c.attribute("parent").map(str::to_string),
+            offset: Offset::of(c, &mut warnings, "connection.offset"),
+            parts: c
+                .children()
+                .filter(|p| p.has_tag_name("parts"))
+                .flat_map(|p| p.children().filter(|p| p.has_tag_name("part")))
+                .map(|p| {
+                    (
+                        p.attribute("name").unwrap_or("").to_string(),
+                        p.attribute("ref").map(str::to_string),
+                        p,
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+
+    // Parts first, so a part's name finds its node before a marker of the same name.
+    let mut part_nodes: HashMap<String, usize> = HashMap::new();
+    let mut parent_of: Vec<(usize, Option<String>)> = Vec::new();
+    let mut used: HashMap<String, u32> = HashMap::new();
+    let mut part_lights: Vec<(usize, roxmltree::Node<'_, '_>)> = Vec::new();
+    for (ci, c) in connections.iter().enumerate() {
+        for (pi, (name, reference, element)) in c.parts.iter().enumerate() {
+            let seen = used.entry(name.clone()).or_insert(0);
+            *seen += 1;
+            let node_name = if *seen > 1 {
+                warnings.push(Warning::new(
+                    Some(c.node.range().start as u64),
+                    format!("connections[{ci}].parts[{pi}]"),
+                    format!("part name {name:?} is used {seen} times: the glTF node is named {name}#{seen}"),
+                ));
+                format!("{name}#{seen}")
+            } else {
+                name.clone()
+            };
+            if let Some(r) = reference {
+                warnings.push(Warning::new(
+                    Some(c.node.range().start as u64),
+                    format!("connections[{ci}].parts[{pi}]"),
+                    format!("part {name:?} reuses {r:?} from another component: kept as a reference, no mesh"),
+                ));
+            }
+            let mut n = Node::new(&node_name);
+            (n.translation, n.rotation) = c.offset.to_gltf();
+            n.extras.insert(
+                NODE_KEY.into(),
+                json!({ "part": name, "connection": c.name, "index": pi, "ref": reference }),
+            );
+            scene.nodes.push(n);
+            let i = scene.nodes.len() - 1;
+            part_nodes.entry(name.clone()).or_insert(i);
+            parent_of.push((i, c.parent.clone()));
+            part_lights.push((i, *element));
+        }
+    }
+    // Connections without parts: hardpoint markers with every attribute.
+    for c in connections.iter().filter(|c| c.parts.is_empty()) {
+        let mut n = Node::new(&c.name);
+        (n.translation, n.rotation) = c.offset.to_gltf();
+        n.extras.insert(
+            NODE_KEY.into(),
+            json!({ "connection": c.name, "attributes": attributes(c.node) }),
+        );
+        scene.nodes.push(n);
+        parent_of.push((scene.nodes.len() - 1, c.parent.clone()));
+    }
+    for (i, parent) in parent_of {
+        let p = match parent.as_deref() {
+            None | Some("") => 0,
+            Some(p) => part_nodes.get(p).copied().unwrap_or_else(|| {
+                warnings.push(Warning::new(
+                    None,
+                    "connection.parent",
+                    format!("parent part {p:?} does not exist: the node hangs from the component"),
+                ));
+                0
+            }),
+        };
+        if let Some(n) = scene.nodes.get_mut(i) {
+            n.parent = Some(p);
+        }
+    }
+    let n = scene.nodes.len();
+    for cut in scene.cut_parent_loops(1..n, Some(0)) {
+        warnings.push(Warning::new(
+            None,
+            "connection.parent",
+            format!(
+                "the parents of {:?} loop: it hangs from the component",
+                scene.nodes.get(cut).map(|n| n.name.as_str()).unwrap_or("")
+            ),
+        ));
+    }
+    cap_depth(&mut scene, &mut warnings);
+
+    // Lights in the component's layers, and in parts (spots on a ramp move with it).
+    for layer in comp
+        .children()
+        .filter(|c| c.has_tag_name("layers"))
+        .flat_map(|l| l.children().filter(|c| c.has_tag_name("layer")))
+    {
+        add_lights(&mut scene, layer, 0, &mut warnings);
+    }
+    for (node, element) in part_lights {
+        add_lights(&mut scene, element, node, &mut warnings);
+    }
+
+    // Meshes of the data folder, decoded in parallel.
+    let mut jobs: Vec<(usize, Piece, PathBuf, String)> = Vec::new();
+    if let Some(dir) = &data_dir {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| Error::io(dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && crate::io::has_ext(p, "xmf"))
+            .collect();
+        files.sort();
+        let lower_parts: HashMap<String, usize> = part_nodes
+            .iter()
+            .map(|(k, v)| (k.to_lowercase(), *v))
+            .collect();
+        for f in files {
+            let stem = f
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if let Some((part, piece)) = split_piece(&stem) {
+                if let Some(&node) = lower_parts.get(&part) {
+                    jobs.push((node, piece, f, stem));
+                }
+            }
+        }
+    }
+    let loaded: Vec<Result<(Scene, Vec<Warning>)>> = jobs
+        .par_iter()
+        .map(|(_, piece, path, stem)| {
+            let bytes = crate::io::read_input(path)?;
+            let (file, mut w) = xmf::read::read(&bytes).map_err(|e| e.in_file(path))?;
+            let role = if *piece == Piece::Collision {
+                Role::Collision
+            } else {
+                Role::Visual
+            };
+            let (sub, w2) = xmf::mesh::to_scene(&file, stem, role).map_err(|e| e.in_file(path))?;
+            w.extend(w2);
+            Ok((sub, w))
+        })
+        .collect();
+    for ((node, piece, path, _), r) in jobs.iter().zip(loaded) {
+        let (mut sub, w) = r?;
+        warnings.extend(w);
+        if *piece == Piece::Collision {
+            sub.meshes.iter_mut().for_each(weld_collision);
+        }
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for i in scene.append(sub, Some(*node)) {
+            if let Some(n) = scene.nodes.get_mut(i) {
+                let mark = match piece {
+                    Piece::Lod(l) => json!({ "lod": l, "file": file }),
+                    Piece::Collision => json!({ "collision": true, "file": file }),
+                };
+                n.extras.insert(NODE_KEY.into(), mark);
+            }
+        }
+    }
+
+    // The .ani beside the data folder: one animation a state, bound to parts by name.
+    if let Some(ani_path) = data_dir.as_deref().and_then(data_ani) {
+        let bytes = crate::io::read_input(&ani_path)?;
+        let (a, w) = ani::read(&bytes).map_err(|e| e.in_file(&ani_path))?;
+        warnings.extend(w);
+        let lower: HashMap<String, usize> = part_nodes
+            .iter()
+            .map(|(k, v)| (k.to_lowercase(), *v))
+            .collect();
+        let (anims, w) = ani::animations(&a, &mut |p| lower.get(&p.to_lowercase()).copied());
+        warnings.extend(w);
+        scene.animations.extend(anims);
+        if let Some(root) = scene.nodes.first_mut() {
+            if let Some(Value::Object(m)) = root.extras.get_mut(ROOT_KEY) {
+                m.insert(
+                    "ani".into(),
+                    json!({
+                        "file": ani_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                        "bytes": base64::engine::general_purpose::STANDARD.encode(&*bytes),
+                    }),
+                );
+            }
+        }
+    }
+    Ok((scene, warnings))
+}
+
+/// Every light in the `<lights>` children of `container` as a punctual light on a node under `parent`.
+fn add_lights(
+    scene: &mut Scene,
+    container: roxmltree::Node<'_, '_>,
+    parent: usize,
+    warnings: &mut Vec<Warning>,
+) {
+    for l in container
+        .children()
+        .filter(|c| c.has_tag_name("lights"))
+        .flat_map(|l| l.children().filter(|c| c.is_element()))
+    {
+        let num = |k: &str| {
+            l.attribute(k)
+                .and_then(|v| v.trim().parse::<f32>().ok())
+                .filter(|v| v.is_finite())
+        };
+        let channel = |k: &str| (num(k).unwrap_or(255.0) / 255.0).clamp(0.0, 1.0);
+        let tag = l.tag_name().name().to_string();
+        let name = l.attribute("name").unwrap_or(&tag).to_string();
+        // A spot's angle is its full cone in degrees.
+        let kind = match (tag.as_str(), num("angle")) {
+            ("spot", Some(a)) => LightKind::Spot {
+                inner: 0.0,
+                outer: (a.to_radians() / 2.0).clamp(1e-3, std::f32::consts::FRAC_PI_2),
+            },
+            _ => LightKind::Point,
+        };
+        scene.lights.push(Light {
+            name: name.clone(),
+            kind,
+            color: [channel("r"), channel("g"), channel("b")],
+            intensity: num("intensity").filter(|v| *v >= 0.0).unwrap_or(1.0),
+            range: num("range").filter(|v| *v > 0.0),
+        });
+        let mut n = Node::new(&name);
+        (n.translation, n.rotation) = Offset::of(l, warnings, "lights").to_gltf();
+        n.light = Some(scene.lights.len() - 1);
+        n.parent = Some(parent);
+        n.extras.insert(
+            NODE_KEY.into(),
+            json!({ "light": tag, "attributes": attributes(l) }),
+        );
+        scene.nodes.push(n);
+    }
+}
+
+/// A collision mesh as the writer will store it (positions merged, no seams), so what Blender shows
+/// is what comes back: the vertex count survives glb -> XML -> glb.
+fn weld_collision(mesh: &mut crate::model::Mesh) {
+    let n = mesh.vertices.positions.len();
+    let all: Vec<u32> = mesh
+        .primitives
+        .iter()
+        .flat_map(|p| p.indices.iter().copied())
+        .collect();
+    if all.iter().any(|&i| i as usize >= n) {
+        return; // the reader already reported it; leave the mesh as read
+    }
+    let (positions, indices) = xmf::mesh::weld(&mesh.vertices.positions, &all);
+    if indices.len() < 3 {
+        return;
+    }
+    let material = mesh.primitives.first().and_then(|p| p.material);
+    mesh.vertices = crate::model::Vertices {
+        positions,
+        ..Default::default()
+    };
+    mesh.primitives = vec![crate::model::Primitive { indices, material }];
+}
+
+/// Nodes deeper than [`MAX_DEPTH`] hang from the root instead (exporters and Blender recurse).
+fn cap_depth(scene: &mut Scene, warnings: &mut Vec<Warning>) {
+    for i in 0..scene.nodes.len() {
+        let mut depth = 0;
+        let mut p = scene.nodes.get(i).and_then(|n| n.parent);
+        while let Some(pi) = p {
+            depth += 1;
+            if depth > MAX_DEPTH {
+                break;
+            }
+            p = scene.nodes.get(pi).and_then(|n| n.parent);
+        }
+        if depth > MAX_DEPTH {
+            if let Some(n) = scene.nodes.get_mut(i) {
+                n.parent = Some(0);
+                warnings.push(Warning::new(
+                    None,
+                    "connection.parent",
+                    format!(
+                        "{:?} is nested too deep: it hangs from the component",
+                        n.name
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+fn x4(n: &Node) -> Option<&Map<String, Value>> {
+    n.extras.get(NODE_KEY).and_then(Value::as_object)
+}
+
+/// A name the game takes as a part (and a file name in the data folder).
+fn valid_part_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 255
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ' | '#'))
+}
+
+/// Writes the scene back as `out` (the component XML), its data folder beside it and the .ani.
+/// Nothing is written here: the caller writes every returned file, each atomically.
+pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
+    let mut w = Written::default();
+    let root = scene
+        .nodes
+        .iter()
+        .position(|n| n.extras.get(ROOT_KEY).is_some_and(Value::is_object));
+    let here = out.parent().unwrap_or(Path::new("")).to_path_buf();
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "component".into());
+
+    // Part nodes: marked by hangar, or (a new or foreign glTF) any node whose own children carry meshes.
+    let mut parts: Vec<usize> = (0..scene.nodes.len())
+        .filter(|&i| {
+            scene
+                .nodes
+                .get(i)
+                .is_some_and(|n| x4(n).is_some_and(|m| m.contains_key("part")))
+        })
+        .collect();
+
+    let (xml_text, data_name) = match root.and_then(|r| scene.nodes.get(r)) {
+        Some(r) => {
+            let info = r.extras.get(ROOT_KEY).and_then(Value::as_object);
+            let xml = info
+                .and_then(|m| m.get("xml"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let data = info
+                .and_then(|m| m.get("data"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or(format!("{stem}_data"));
+            let added = added_parts(scene, root, &parts);
+            let text = patch_offsets(scene, xml, &parts, &added, &mut w.warnings)?;
+            parts.extend(added);
+            (text, data)
+        }
+        None => new_component(scene, &stem, &mut w)?,
+    };
+    let parts: Vec<usize> = if root.is_some() {
+        parts
+    } else {
+        new_parts(scene)
+    };
+    if parts.is_empty() {
+        return Err(Error::refused(
+            "nodes",
+            "no node looks like a part (a node made by hangar from a component, or one holding a mesh)",
+        )
+        .in_file(out));
+    }
+    if !valid_part_name(&data_name) || data_name.starts_with('.') {
+        return Err(Error::refused(
+            "extras.x4component.data",
+            format!("{data_name:?} is not a folder name beside the XML"),
+        )
+        .in_file(out));
+    }
+    let data_dir = here.join(&data_name);
+
+    // Every part's meshes: its child nodes marked as lod or collision; an unmarked mesh is lod0.
+    for &p in &parts {
+        let Some(pn) = scene.nodes.get(p) else {
+            continue;
+        };
+        let part = part_name(pn).to_string();
+        if !valid_part_name(&part) {
+            return Err(Error::refused(
+                format!("nodes[{p}]"),
+                format!(
+                    "node {:?}: {part:?} is not a valid part name (letters, digits, _ - . only)",
+                    pn.name
+                ),
+            )
+            .in_file(out));
+        }
+        let mut meshes: Vec<(usize, usize)> = Vec::new();
+        if let Some(m) = pn.mesh {
+            meshes.push((p, m));
+        }
+        for (ci, c) in scene.nodes.iter().enumerate() {
+            if c.parent == Some(p) && !parts.contains(&ci) {
+                if let Some(m) = c.mesh {
+                    meshes.push((ci, m));
+                }
+            }
+        }
+        let mut names_used: Vec<String> = Vec::new();
+        for (ni, mi) in meshes {
+            let (Some(node), Some(mesh)) = (scene.nodes.get(ni), scene.meshes.get(mi)) else {
+                continue;
+            };
+            let mark = x4(node);
+            let collision =
+                node.role == Role::Collision || mark.is_some_and(|m| m.get("collision").is_some());
+            let lod = mark
+                .and_then(|m| m.get("lod"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            let file = if collision {
+                format!("{part}-collision.xmf")
+            } else {
+                format!("{part}-lod{lod}.xmf")
+            };
+            let file = mark
+                .and_then(|m| m.get("file"))
+                .and_then(Value::as_str)
+                .filter(|f| f.to_lowercase() == file.to_lowercase())
+                .map(str::to_string)
+                .unwrap_or(file);
+            if names_used.contains(&file.to_lowercase()) {
+                w.warnings.push(Warning::new(
+                    None,
+                    format!("nodes[{ni}]"),
+                    format!("node {:?}: a second mesh for {file}: left out", node.name),
+                ));
+                continue;
+            }
+            names_used.push(file.to_lowercase());
+            let target = if collision {
+                xmf::write::Target::Collision
+            } else {
+                xmf::write::Target::Visual
+            };
+            let (x, ww) = xmf::mesh::from_mesh(mesh, &scene.materials, target).map_err(|e| {
+                Error::new(
+                    e.kind,
+                    e.offset,
+                    format!("nodes[{ni}].{}", e.path),
+                    format!("node {:?}: {}", node.name, e.message),
+                )
+                .in_file(out)
+            })?;
+            w.warnings.extend(ww);
+            let bytes = xmf::write::write(&x).map_err(|e| e.in_file(out))?;
+            w.files.push((data_dir.join(file), bytes));
+        }
+    }
+
+    // The .ani: as it was read when hangar made the glTF (the glTF importer does not read
+    // animations yet, so edited keys do not come back).
+    let ani = root
+        .and_then(|r| scene.nodes.get(r))
+        .and_then(|r| r.extras.get(ROOT_KEY))
+        .and_then(|m| m.get("ani"));
+    if let Some(a) = ani {
+        let bytes = a
+            .get("bytes")
+            .and_then(Value::as_str)
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Invalid,
+                    None,
+                    "extras.x4component.ani",
+                    "the stored .ani is not base64",
+                )
+                .in_file(out)
+            })?;
+        let name = a
+            .get("file")
+            .and_then(Value::as_str)
+            .filter(|f| valid_part_name(f))
+            .map(str::to_string)
+            .unwrap_or(format!("{data_name}.ani"));
+        w.files.push((here.join(name), bytes));
+    } else if !scene.animations.is_empty() {
+        w.warnings.push(Warning::new(
+            None,
+            "animations",
+            "animations not made by hangar from a component are not written to a .ani yet",
+        ));
+    }
+    w.files.push((out.to_path_buf(), xml_text.into_bytes()));
+    Ok(w)
+}
+
+/// The original XML with the `<offset>` of every moved part replaced (untouched: the same text).
+/// Mesh nodes added in Blender under the component or under a part: each becomes a new part.
+fn added_parts(scene: &Scene, root: Option<usize>, parts: &[usize]) -> Vec<usize> {
+    (0..scene.nodes.len())
+        .filter(|&i| {
+            scene.nodes.get(i).is_some_and(|n| {
+                n.mesh.is_some()
+                    && n.role != Role::Collision
+                    && x4(n).is_none()
+                    && n.extras.get(ROOT_KEY).is_none()
+                    && n.parent
+                        .is_some_and(|p| Some(p) == root || parts.contains(&p))
+            })
+        })
+        .collect()
+}
+
+/// The name a part node stands for: the full name kept in `extras` (Blender cuts names at 63
+/// characters), else the node's name.
+fn part_name(n: &Node) -> &str {
+    x4(n)
+        .and_then(|m| m.get("part"))
+        .and_then(Value::as_str)
+        .unwrap_or(&n.name)
+}
+
+fn patch_offsets(
+    scene: &Scene,
+    xml: &str,
+    parts: &[usize],
+    added: &[usize],
+    warnings: &mut Vec<Warning>,
+) -> Result<String> {
+    let doc = roxmltree::Document::parse(xml).map_err(|e| {
+        Error::new(
+            ErrorKind::Invalid,
+            None,
+            "extras.x4component.xml",
+            format!("the stored XML is not well-formed: {e}"),
+        )
+    })?;
+    // Connections by name, in document order.
+    let conns: Vec<roxmltree::Node<'_, '_>> = doc
+        .descendants()
+        .filter(|n| {
+            n.has_tag_name("connection")
+                && n.parent().is_some_and(|p| p.has_tag_name("connections"))
+        })
+        .collect();
+    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    let mut done: Vec<String> = Vec::new();
+    for &p in parts {
+        let Some(n) = scene.nodes.get(p) else {
+            continue;
+        };
+        let Some(conn_name) = x4(n)
+            .and_then(|m| m.get("connection"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        if done.iter().any(|d| d == conn_name) {
+            continue;
+        }
+        done.push(conn_name.to_string());
+        let Some(c) = conns
+            .iter()
+            .find(|c| c.attribute("name") == Some(conn_name))
+        else {
+            continue;
+        };
+        let old = Offset::of(*c, &mut Vec::new(), "");
+        let new = Offset::from_gltf(n.translation, n.rotation);
+        if old.same_place(&new) {
+            continue;
+        }
+        match c.children().find(|e| e.has_tag_name("offset")) {
+            Some(off) => {
+                let line_start = xml
+                    .get(..off.range().start)
+                    .and_then(|s| s.rfind('\n'))
+                    .map_or(0, |i| i + 1);
+                let indent: String = xml
+                    .get(line_start..off.range().start)
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(|c| c.is_whitespace())
+                    .collect();
+                edits.push((off.range(), new.xml(&indent)));
+            }
+            None => warnings.push(Warning::new(
+                Some(c.range().start as u64),
+                "connection",
+                format!("connection {conn_name:?} has no <offset> to move: kept in place"),
+            )),
+        }
+    }
+    if !added.is_empty() {
+        let close = doc
+            .root_element()
+            .children()
+            .find(|c| c.has_tag_name("component"))
+            .and_then(|c| c.children().find(|e| e.has_tag_name("connections")))
+            .and_then(|c| {
+                let r = c.range();
+                xml.get(r.clone())?
+                    .rfind("</connections>")
+                    .map(|i| r.start + i)
+            });
+        match close {
+            Some(at) => {
+                let mut text = String::new();
+                for (k, &a) in added.iter().enumerate() {
+                    let Some(n) = scene.nodes.get(a) else {
+                        continue;
+                    };
+                    let parent = n
+                        .parent
+                        .filter(|p| parts.contains(p))
+                        .and_then(|p| scene.nodes.get(p))
+                        .map(|p| format!(" parent=\"{}\"", esc(part_name(p))))
+                        .unwrap_or_default();
+                    let off = Offset::from_gltf(n.translation, n.rotation);
+                    text.push_str(&format!(
+                        "\t<connection name=\"hangar_added_{:02}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n\t\t",
+                        k + 1,
+                        off.xml("\t\t\t\t"),
+                        esc(&n.name)
+                    ));
+                }
+                edits.push((at..at, text));
+            }
+            None => warnings.push(Warning::new(
+                None,
+                "connections",
+                "the component has no <connections>: new mesh nodes are left out",
+            )),
+        }
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0.start));
+    let mut out = xml.to_string();
+    for (range, text) in edits {
+        if out.get(range.clone()).is_some() {
+            out.replace_range(range, &text);
+        }
+    }
+    Ok(out)
+}
+
+/// Nodes of a glTF hangar did not make from a component that become parts: each node holding a mesh.
+fn new_parts(scene: &Scene) -> Vec<usize> {
+    (0..scene.nodes.len())
+        .filter(|&i| {
+            scene
+                .nodes
+                .get(i)
+                .is_some_and(|n| n.mesh.is_some() && n.role != Role::Collision)
+        })
+        .collect()
+}
+
+/// A new component XML for a glTF hangar did not make: one connection a mesh node, parented as in the glTF.
+fn new_component(scene: &Scene, stem: &str, w: &mut Written) -> Result<(String, String)> {
+    let parts = new_parts(scene);
+    let data = format!("{stem}_data");
+    let mut s = format!(
+        "<?xml version=\"1.0\"?>\n<components>\n\t<component name=\"{}\" class=\"ship_s\">\n\t\t<source geometry=\"{}\"/>\n\t\t<connections>\n",
+        esc(stem),
+        esc(&data)
+    );
+    for (k, &p) in parts.iter().enumerate() {
+        let Some(n) = scene.nodes.get(p) else {
+            continue;
+        };
+        let parent = n
+            .parent
+            .and_then(|q| parts.contains(&q).then(|| scene.nodes.get(q)).flatten())
+            .map(|q| format!(" parent=\"{}\"", esc(&q.name)))
+            .unwrap_or_default();
+        let off = Offset::from_gltf(n.translation, n.rotation);
+        s.push_str(&format!(
+            "\t\t\t<connection name=\"Connection{:02}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
+            k + 1,
+            off.xml("\t\t\t\t"),
+            esc(&n.name)
+        ));
+    }
+    s.push_str("\t\t</connections>\n\t</component>\n</components>\n");
+    w.warnings.push(Warning::new(
+        None,
+        "component",
+        format!("the glTF was not made by hangar from a component: a new component of {} parts (class ship_s) is written", parts.len()),
+    ));
+    Ok((s, data))
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_split_by_suffix() {
+        assert_eq!(
+            split_piece("Part_Main-LOD2"),
+            Some(("part_main".into(), Piece::Lod(2)))
+        );
+        assert_eq!(
+            split_piece("part_main-collision1"),
+            Some(("part_main".into(), Piece::Collision))
+        );
+        assert_eq!(split_piece("part_main-mesh"), None);
+    }
+
+    #[test]
+    fn offsets_mirror_x_and_round_trip() {
+        let o = Offset {
+            pos: [1.0, 2.0, 3.0],
+            quat: [0.0, 0.0, 0.70710677, 0.70710677],
+        };
+        let (t, q) = o.to_gltf();
+        assert_eq!(t, Vec3::new(-1.0, 2.0, 3.0));
+        assert!((q.z + 0.70710677).abs() < 1e-6);
+        assert!(Offset::from_gltf(t, q).same_place(&o));
+    }
+}

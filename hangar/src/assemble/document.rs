@@ -1,0 +1,78 @@
+//! An X4 component XML in the registry: opened from its path (its parts are files beside it), shown,
+//! and turned into one scene. Writing a component back makes several files: see
+//! [`crate::any::gltf_to_component`].
+
+use crate::any::{no_motions, Document, FileFormat, Info, Opened};
+use crate::detect::Format;
+use crate::error::{Result, Warning};
+use crate::model::Scene;
+use crate::validate::Finding;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+pub struct ComponentFormat;
+
+/// The XML's path: the parts, the `_data` folder and the .ani are found from it.
+struct ComponentDocument(PathBuf);
+
+impl FileFormat for ComponentFormat {
+    fn formats(&self) -> &'static [Format] {
+        &[Format::ComponentXml]
+    }
+
+    /// A `<components` root within the first KiB.
+    fn detect(&self, bytes: &[u8], _ext: &str) -> Option<Format> {
+        let head = bytes.get(..bytes.len().min(1024))?;
+        let text = String::from_utf8_lossy(head);
+        (text.trim_start().starts_with('<') && text.contains("<components"))
+            .then_some(Format::ComponentXml)
+    }
+
+    fn open<'a>(&self, format: Format, _bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
+        Ok(Opened::new(
+            format,
+            ComponentDocument(path.to_path_buf()),
+            Vec::new(),
+        ))
+    }
+}
+
+impl Document for ComponentDocument {
+    fn info(&self) -> Info {
+        match super::to_scene(&self.0) {
+            Ok((scene, warnings)) => Info {
+                vertices: scene.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
+                triangles: scene.meshes.iter().map(|m| m.triangle_count() as u64).sum(),
+                animations: Some(scene.animations.len() as u64),
+                details: json!({
+                    "nodes": scene.nodes.len(),
+                    "meshes": scene.meshes.len(),
+                    "lights": scene.lights.len(),
+                    "animations": scene.animations.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
+                }),
+                warnings,
+                ..Default::default()
+            },
+            Err(e) => Info {
+                details: json!({ "error": e.to_string() }),
+                ..Default::default()
+            },
+        }
+    }
+
+    fn validate(&self) -> Vec<Finding> {
+        match super::to_scene(&self.0) {
+            Ok((_, warnings)) => warnings.into_iter().map(Into::into).collect(),
+            Err(e) => vec![e.into()],
+        }
+    }
+
+    fn to_scene(
+        &self,
+        _name: &str,
+        motions: &[(String, &Opened<'_>)],
+    ) -> Result<(Scene, Vec<Warning>)> {
+        no_motions(motions)?;
+        super::to_scene(&self.0)
+    }
+}

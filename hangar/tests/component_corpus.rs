@@ -1,0 +1,410 @@
+//! Whole X4 components (corpus folder x4-components, and hand-built ones): XML -> scene -> glb with
+//! parts where the XML puts them (checked by plain quaternion math on the XML values, not by
+//! hangar's transform code), meshes, lights, markers and animations; glb -> XML + XMFs + .ani -> glb
+//! keeps positions and vertices; an untouched XML comes back byte for byte.
+
+mod common;
+use hangar::assemble;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+type Q = [f64; 4];
+type V = [f64; 3];
+
+fn qmul(a: Q, b: Q) -> Q {
+    let [ax, ay, az, aw] = a;
+    let [bx, by, bz, bw] = b;
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
+fn qrot(q: Q, v: V) -> V {
+    let p = qmul(
+        qmul(q, [v[0], v[1], v[2], 0.0]),
+        [-q[0], -q[1], -q[2], q[3]],
+    );
+    [p[0], p[1], p[2]]
+}
+
+fn num(e: roxmltree::Node<'_, '_>, k: &str, d: f64) -> f64 {
+    e.attribute(k).and_then(|v| v.parse().ok()).unwrap_or(d)
+}
+
+/// Every part's world position in the game's frame, from the XML alone.
+fn xml_positions(xml: &str) -> HashMap<String, V> {
+    let doc = roxmltree::Document::parse(xml).unwrap();
+    let mut local: HashMap<String, (Option<String>, V, Q)> = HashMap::new();
+    for c in doc.descendants().filter(|n| n.has_tag_name("connection")) {
+        let off = c.children().find(|n| n.has_tag_name("offset"));
+        let pos = off.and_then(|o| o.children().find(|n| n.has_tag_name("position")));
+        let q = off.and_then(|o| o.children().find(|n| n.has_tag_name("quaternion")));
+        let t = pos.map_or([0.0; 3], |p| {
+            [num(p, "x", 0.0), num(p, "y", 0.0), num(p, "z", 0.0)]
+        });
+        let r = q.map_or([0.0, 0.0, 0.0, 1.0], |q| {
+            [
+                num(q, "qx", 0.0),
+                num(q, "qy", 0.0),
+                num(q, "qz", 0.0),
+                num(q, "qw", 1.0),
+            ]
+        });
+        for p in c.descendants().filter(|n| n.has_tag_name("part")) {
+            local
+                .entry(p.attribute("name").unwrap().to_string())
+                .or_insert((c.attribute("parent").map(String::from), t, r));
+        }
+    }
+    fn world(n: &str, l: &HashMap<String, (Option<String>, V, Q)>, d: usize) -> (V, Q) {
+        let (p, t, r) = &l[n];
+        match p.as_deref().filter(|p| l.contains_key(*p) && d < 64) {
+            Some(p) => {
+                let (pt, pr) = world(p, l, d + 1);
+                let rt = qrot(pr, *t);
+                ([pt[0] + rt[0], pt[1] + rt[1], pt[2] + rt[2]], qmul(pr, *r))
+            }
+            None => (*t, *r),
+        }
+    }
+    local
+        .keys()
+        .map(|k| (k.clone(), world(k, &local, 0).0))
+        .collect()
+}
+
+/// World positions of the glb's nodes by name (first of a name), from its TRS with plain math.
+fn glb_positions(glb: &[u8]) -> (HashMap<String, V>, usize, usize, usize) {
+    let (doc, _) = common::load_glb(glb);
+    let nodes: Vec<_> = doc.nodes().collect();
+    let mut parent = HashMap::new();
+    for n in &nodes {
+        for c in n.children() {
+            parent.insert(c.index(), n.index());
+        }
+    }
+    let world = |mut i: usize| -> V {
+        let mut p: V = [0.0; 3];
+        loop {
+            let (t, r, s) = nodes[i].transform().decomposed();
+            let scaled = [p[0] * s[0] as f64, p[1] * s[1] as f64, p[2] * s[2] as f64];
+            let q = [r[0] as f64, r[1] as f64, r[2] as f64, r[3] as f64];
+            let rt = qrot(q, scaled);
+            p = [
+                rt[0] + t[0] as f64,
+                rt[1] + t[1] as f64,
+                rt[2] + t[2] as f64,
+            ];
+            match parent.get(&i) {
+                Some(&pi) => i = pi,
+                None => return p,
+            }
+        }
+    };
+    let mut out = HashMap::new();
+    for n in &nodes {
+        out.entry(n.name().unwrap_or("").to_string())
+            .or_insert_with(|| world(n.index()));
+    }
+    let vertices = doc
+        .meshes()
+        .flat_map(|m| m.primitives())
+        .map(|p| p.get(&gltf::Semantic::Positions).unwrap().count())
+        .sum();
+    (
+        out,
+        doc.lights().map_or(0, |l| l.count()),
+        doc.animations().count(),
+        vertices,
+    )
+}
+
+fn xmls(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            xmls(&p, out);
+        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml")) {
+            out.push(p);
+        }
+    }
+}
+
+fn corpus_components() -> Option<Vec<PathBuf>> {
+    common::corpus("x4-components", "tsv")?;
+    let root = PathBuf::from(std::env::var_os("HANGAR_CORPUS").unwrap()).join("x4-components");
+    let mut out = Vec::new();
+    xmls(&root, &mut out);
+    out.sort();
+    assert_eq!(out.len(), 4, "the four corpus components");
+    Some(out)
+}
+
+fn close(a: V, b: V) -> bool {
+    let tol = 1e-3 * a.iter().chain(&b).fold(1.0f64, |m, v| m.max(v.abs()));
+    a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= tol)
+}
+
+fn write_all(files: &[(PathBuf, Vec<u8>)]) {
+    for (p, b) in files {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b).unwrap();
+    }
+}
+
+#[test]
+fn corpus_components_place_parts_and_round_trip() {
+    let Some(files) = corpus_components() else {
+        return;
+    };
+    let out = common::gltf_out("component_corpus");
+    let mut total_parts = 0;
+    for xml in files {
+        let name = common::name(&xml);
+        let text = std::fs::read_to_string(&xml).unwrap();
+        let want = xml_positions(&text);
+        let lights = text.matches("<omni ").count()
+            + text.matches("<arealight ").count()
+            + text.matches("<box ").count()
+            + text.matches("<spot ").count();
+        let (scene, _) = assemble::to_scene(&xml).unwrap();
+        let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
+        std::fs::write(out.join(format!("{name}.glb")), &glb).unwrap();
+        let (got, nlights, nanims, vertices) = glb_positions(&glb);
+        for (part, p) in &want {
+            let g = got
+                .get(part)
+                .unwrap_or_else(|| panic!("{name}: no node {part}"));
+            assert!(
+                close(*g, [-p[0], p[1], p[2]]),
+                "{name}: {part} at {g:?}, XML says {p:?}"
+            );
+        }
+        total_parts += want.len();
+        assert_eq!(nlights, lights, "{name}: lights");
+        let has_ani = std::fs::read_dir(xml.parent().unwrap()).unwrap().any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .to_lowercase()
+                .ends_with("_data.ani")
+        });
+        assert_eq!(nanims > 0, has_ani, "{name}: animations");
+
+        // glb -> XML + data folder + .ani -> glb: same text, same places, same vertices.
+        let back_dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("component_back")
+            .join(&name);
+        let _ = std::fs::remove_dir_all(&back_dir);
+        let imported = hangar::gltf::from_slice(&glb, None).unwrap();
+        let back = back_dir.join(&name);
+        let w = assemble::from_scene(&imported.scene, &back).unwrap();
+        write_all(&w.files);
+        assert_eq!(
+            std::fs::read(&back).unwrap(),
+            text.as_bytes(),
+            "{name}: untouched XML"
+        );
+        if has_ani {
+            assert!(
+                w.files.iter().any(|(p, _)| hangar::io::has_ext(p, "ani")),
+                "{name}: .ani"
+            );
+        }
+        let (scene2, _) = assemble::to_scene(&back).unwrap();
+        let (glb2, _) = hangar::gltf::to_glb(&scene2).unwrap();
+        let (got2, _, nanims2, vertices2) = glb_positions(&glb2);
+        assert_eq!(vertices2, vertices, "{name}: vertices after the round trip");
+        assert_eq!(nanims2, nanims, "{name}: animations after the round trip");
+        for part in want.keys() {
+            assert!(
+                close(got[part], got2[part]),
+                "{name}: {part} moved in the round trip"
+            );
+        }
+    }
+    assert_eq!(total_parts, 1 + 1 + 3 + 78);
+}
+
+#[test]
+fn dropship_counts() {
+    let Some(files) = corpus_components() else {
+        return;
+    };
+    let xml = files
+        .iter()
+        .find(|p| p.ends_with("arg_dropship.xml"))
+        .unwrap();
+    let (scene, _) = assemble::to_scene(xml).unwrap();
+    let parts = scene
+        .nodes
+        .iter()
+        .filter(|n| n.extras.get("x4").and_then(|x| x.get("part")).is_some());
+    assert_eq!(parts.count(), 78);
+    // The upper-case ARG_DROPSHIP_DATA.ANI beside arg_dropship_data/ is found.
+    assert!(!scene.animations.is_empty());
+    // Hardpoint markers carry their tags.
+    let markers: Vec<_> = scene
+        .nodes
+        .iter()
+        .filter_map(|n| n.extras.get("x4")?.get("attributes")?.get("tags")?.as_str())
+        .collect();
+    assert!(
+        markers.iter().any(|t| t.contains("position")),
+        "{markers:?}"
+    );
+}
+
+const TINY: &str = r#"<?xml version="1.0"?>
+<components>
+	<component name="tiny" class="ship_s">
+		<source geometry="Extensions\Mod\Assets\Tiny_Data"/>
+		<connections>
+			<connection name="c1" tags="part">
+				<offset>
+					<position x="1" y="2" z="3"/>
+					<quaternion qx="0" qy="0" qz="0.7071068" qw="0.7071068"/>
+				</offset>
+				<parts><part name="body"/></parts>
+			</connection>
+			<connection name="c2" tags="part" parent="body">
+				<offset><position x="0" y="1" z="0"/></offset>
+				<parts><part name="body"/></parts>
+			</connection>
+			<connection name="weapon_01" tags="weapon medium" parent="body">
+				<offset><position x="5" y="0" z="0"/></offset>
+			</connection>
+		</connections>
+	</component>
+</components>
+"#;
+
+#[test]
+fn tiny_component_duplicates_markers_and_a_moved_part() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_tiny");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let xml = dir.join("tiny.xml");
+    std::fs::write(&xml, TINY).unwrap();
+    let (mut scene, warnings) = assemble::to_scene(&xml).unwrap();
+    // The duplicate part name is reported and kept distinct.
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.to_string().contains("used 2 times")),
+        "{warnings:?}"
+    );
+    assert!(scene.nodes.iter().any(|n| n.name == "body#2"));
+    // The marker: (5,0,0) rotated 90 degrees about Z from (1,2,3) is (1,7,3) in the game; x mirrored.
+    let m = scene
+        .nodes
+        .iter()
+        .position(|n| n.name == "weapon_01")
+        .unwrap();
+    let p = scene.world_matrix(m).w_axis;
+    assert!(
+        (p.x + 1.0).abs() < 1e-5 && (p.y - 7.0).abs() < 1e-5 && (p.z - 3.0).abs() < 1e-5,
+        "{p:?}"
+    );
+    assert_eq!(
+        scene.nodes[m].extras["x4"]["attributes"]["tags"],
+        "weapon medium"
+    );
+
+    // Untouched: same XML text. A part moved: only its <offset> changes.
+    let back = dir.join("out").join("tiny.xml");
+    let w = assemble::from_scene(&scene, &back).unwrap();
+    assert_eq!(w.files.len(), 1, "no meshes: the XML alone");
+    assert_eq!(w.files[0].1, TINY.as_bytes());
+    let body = scene.nodes.iter().position(|n| n.name == "body").unwrap();
+    scene.nodes[body].translation.z = 10.0;
+    let w = {
+        // No meshes in this component: the XML alone is written.
+        assemble::from_scene(&scene, &back).unwrap()
+    };
+    let (_, text) = w.files.iter().find(|(p, _)| p == &back).unwrap();
+    let text = String::from_utf8(text.clone()).unwrap();
+    assert!(text.contains(r#"<position x="1" y="2" z="10"/>"#), "{text}");
+    let changed: Vec<(&str, &str)> = TINY
+        .lines()
+        .zip(text.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+}
+
+#[test]
+fn foreign_gltf_without_parts_is_refused_naming_the_problem() {
+    let scene = hangar::model::Scene {
+        nodes: vec![hangar::model::Node::new("empty")],
+        ..Default::default()
+    };
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("component_none")
+        .join("x.xml");
+    let err = assemble::from_scene(&scene, &out).unwrap_err();
+    assert_eq!(err.kind, hangar::error::ErrorKind::Refused);
+    assert!(err.message.contains("no node looks like a part"), "{err}");
+}
+
+#[test]
+fn a_new_mesh_node_becomes_a_part_with_a_connection() {
+    let Some(files) = corpus_components() else {
+        return;
+    };
+    let xml = files
+        .iter()
+        .find(|p| p.ends_with("weapon_otas_l_aquilo.xml"))
+        .unwrap();
+    let (scene, _) = assemble::to_scene(xml).unwrap();
+    let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
+    let mut s = hangar::gltf::from_slice(&glb, None).unwrap().scene;
+    // A copy of part_socket's lod0 mesh as a new node under part_socket, 2 m up.
+    let socket = s
+        .nodes
+        .iter()
+        .position(|n| n.name == "part_socket")
+        .unwrap();
+    let lod0 = s
+        .nodes
+        .iter()
+        .position(|n| n.name == "part_socket-lod0")
+        .unwrap();
+    let mut n = hangar::model::Node::new("new_fin");
+    n.mesh = s.nodes[lod0].mesh;
+    n.parent = Some(socket);
+    n.translation.y = 2.0;
+    s.nodes.push(n);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_added");
+    let _ = std::fs::remove_dir_all(&dir);
+    let back = dir.join("weapon_otas_l_aquilo.xml");
+    let w = assemble::from_scene(&s, &back).unwrap();
+    write_all(&w.files);
+    let text = std::fs::read_to_string(&back).unwrap();
+    assert!(
+        text.contains(r#"tags="part" parent="part_socket">"#),
+        "{text}"
+    );
+    assert!(w.files.iter().any(|(p, _)| p.ends_with("new_fin-lod0.xmf")));
+    let (again, _) = assemble::to_scene(&back).unwrap();
+    let fin = again
+        .nodes
+        .iter()
+        .position(|n| n.name == "new_fin")
+        .unwrap();
+    let sock = again
+        .nodes
+        .iter()
+        .position(|n| n.name == "part_socket")
+        .unwrap();
+    let d = again.world_matrix(fin).w_axis - again.world_matrix(sock).w_axis;
+    let up = again.world_matrix(sock).y_axis * 2.0;
+    assert!((d - up).length() < 1e-4, "{d:?} vs {up:?}");
+    assert!(again
+        .nodes
+        .iter()
+        .any(|n| n.parent == Some(fin) && n.mesh.is_some()));
+}
