@@ -104,7 +104,15 @@ pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
             format!("{}: no -lodN.xmf or -collision.xmf parts", dir.display()),
         ));
     }
-    for path in files.iter().filter(|p| crate::io::has_ext(p, "ani")) {
+    // The game keeps `<folder>.ani` beside the folder, next to the component XML; some copies keep
+    // it inside.
+    let mut anis: Vec<PathBuf> = files
+        .iter()
+        .filter(|p| crate::io::has_ext(p, "ani"))
+        .cloned()
+        .collect();
+    anis.extend(crate::assemble::data_ani(dir));
+    for path in &anis {
         let bytes = crate::io::read_input(path)?;
         let (a, w) = ani::read(&bytes).map_err(|e| e.in_file(path))?;
         warnings.extend(w);

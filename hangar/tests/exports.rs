@@ -284,3 +284,36 @@ fn a_motion_alone_is_an_animation_of_named_nodes() {
     assert!(moved >= 3 * 20, "{moved}");
     assert!(doc.nodes().any(|n| n.name() == Some("Hip")));
 }
+
+#[test]
+fn a_component_folders_ani_beside_it_is_found_as_the_game_lays_it_out() {
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let x4 = root.join("x4");
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exports-ani-beside");
+    let _ = std::fs::remove_dir_all(&base);
+    let dir = base.join("struct_bt_ut_omicron_superyard_data");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (from, to) in [
+        ("Cgettys__anim_to_ring-lod0.xmf", "anim_to_ring-lod0.xmf"),
+        (
+            "Cgettys__anim_to_ring-collision.xmf",
+            "anim_to_ring-collision.xmf",
+        ),
+    ] {
+        std::fs::copy(x4.join(from), dir.join(to)).unwrap();
+    }
+    // Beside the folder, in upper case as some mods ship it.
+    std::fs::copy(
+        x4.join("Cgettys__struct_bt_ut_omicron_superyard_data.ani"),
+        base.join("STRUCT_BT_UT_OMICRON_SUPERYARD_DATA.ANI"),
+    )
+    .unwrap();
+    let out = common::gltf_out("exports").join("superyard_folder.glb");
+    let (glb, _) = any::convert_component(&dir, &out).unwrap();
+    std::fs::write(&out, &glb).unwrap();
+    let (doc, _) = common::load_glb(&glb);
+    let names: Vec<&str> = doc.animations().filter_map(|a| a.name()).collect();
+    assert_eq!(names, ["loop"]);
+}
