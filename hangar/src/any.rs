@@ -537,6 +537,13 @@ fn convert_inner(
             Ok((xmf::write::write(&x)?, warnings))
         }
         (Output::M3, Document::M3(file)) => Ok((m3::write::write(file)?, Vec::new())),
+        (Output::M3, Document::Scene(scene)) => m3::build::build(
+            scene,
+            &m3::build::Options {
+                motions_only: crate::io::has_ext(output, "m3a"),
+                ..Default::default()
+            },
+        ),
         (Output::M3, _) => Err(Error::unsupported(
             "M3 is written from an M3 file or its JSON dump; building an M3 from other formats is not supported yet",
         )),
