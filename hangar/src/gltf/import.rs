@@ -167,6 +167,13 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             while let Some(c) = r.read_colors(colors.len() as u32) {
                 colors.push(c.into_rgba_f32().collect::<Vec<_>>());
             }
+            // Skin influences: the first set (JOINTS_0 / WEIGHTS_0) only.
+            let joints: Option<Vec<[u16; 4]>> = r.read_joints(0).map(|j| j.into_u16().collect());
+            let weights: Option<Vec<[f32; 4]>> = r.read_weights(0).map(|w| w.into_f32().collect());
+            let (joints, weights) = match (joints, weights) {
+                (Some(j), Some(w)) if j.len() == n && w.len() == n => (Some(j), Some(w)),
+                _ => (None, None),
+            };
             for (name, len) in normals
                 .iter()
                 .map(|v| ("NORMAL", v.len()))
@@ -193,6 +200,8 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                     tangents,
                     uvs,
                     colors,
+                    joints,
+                    weights,
                     ..Default::default()
                 },
                 indices,
@@ -223,6 +232,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             rotation: Quat::from_array(r),
             scale: Vec3::from(s),
             mesh: node.mesh().map(|m| m.index()),
+            skin: node.skin().map(|s| s.index()),
             role,
             extras: ex,
             ..Default::default()
@@ -232,6 +242,84 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         for c in node.children() {
             scene.nodes[c.index()].parent = Some(node.index());
         }
+    }
+    for skin in doc.skins() {
+        let r = skin.reader(get);
+        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+        let mut inverse_bind: Vec<[f32; 16]> = r
+            .read_inverse_bind_matrices()
+            .map(|m| {
+                m.map(|c| glam::Mat4::from_cols_array_2d(&c).to_cols_array())
+                    .collect()
+            })
+            .unwrap_or_default();
+        inverse_bind.resize(joints.len(), glam::Mat4::IDENTITY.to_cols_array());
+        scene.skins.push(model::Skin {
+            name: skin.name().unwrap_or("skin").to_string(),
+            joints,
+            inverse_bind,
+        });
+    }
+    for a in doc.animations() {
+        let mut channels = Vec::new();
+        for c in a.channels() {
+            let r = c.reader(get);
+            let (Some(times), Some(out)) = (r.read_inputs(), r.read_outputs()) else {
+                continue;
+            };
+            let times: Vec<f32> = times.collect();
+            use ::gltf::animation::util::ReadOutputs;
+            let (property, values): (model::Property, Vec<f32>) = match out {
+                ReadOutputs::Translations(v) => {
+                    (model::Property::Translation, v.flatten().collect())
+                }
+                ReadOutputs::Rotations(v) => {
+                    (model::Property::Rotation, v.into_f32().flatten().collect())
+                }
+                ReadOutputs::Scales(v) => (model::Property::Scale, v.flatten().collect()),
+                ReadOutputs::MorphTargetWeights(v) => {
+                    (model::Property::Weights, v.into_f32().collect())
+                }
+            };
+            let width = match property {
+                model::Property::Rotation => 4,
+                model::Property::Weights => {
+                    values.len().checked_div(times.len()).unwrap_or(1).max(1)
+                }
+                _ => 3,
+            };
+            // Cubic-spline keys hold (in-tangent, value, out-tangent): keep the values.
+            let cubic =
+                c.sampler().interpolation() == ::gltf::animation::Interpolation::CubicSpline;
+            let values = if cubic && property != model::Property::Weights {
+                values
+                    .chunks(width * 3)
+                    .filter_map(|k| k.get(width..2 * width))
+                    .flatten()
+                    .copied()
+                    .collect()
+            } else {
+                values
+            };
+            channels.push(model::Channel {
+                node: c.target().node().index(),
+                property,
+                interpolation: if c.sampler().interpolation()
+                    == ::gltf::animation::Interpolation::Step
+                {
+                    model::Interpolation::Step
+                } else {
+                    model::Interpolation::Linear
+                },
+                times,
+                values,
+            });
+        }
+        scene.animations.push(model::Animation {
+            name: a.name().unwrap_or("animation").to_string(),
+            channels,
+            extras: extras_map(a.extras()),
+        });
     }
     scene.name = doc
         .default_scene()
@@ -252,7 +340,10 @@ fn merge_primitives(
     let with_tangents = parts.iter().any(|p| p.0.tangents.is_some());
     let uv_sets = parts.iter().map(|p| p.0.uvs.len()).max().unwrap_or(0);
     let color_sets = parts.iter().map(|p| p.0.colors.len()).max().unwrap_or(0);
+    let with_skin = parts.iter().any(|p| p.0.joints.is_some());
     let v = &mut out.vertices;
+    v.joints = with_skin.then(|| Vec::with_capacity(total));
+    v.weights = with_skin.then(|| Vec::with_capacity(total));
     v.positions.reserve(total);
     v.normals = with_normals.then(|| Vec::with_capacity(total));
     v.tangents = with_tangents.then(|| Vec::with_capacity(total));
@@ -283,6 +374,10 @@ fn merge_primitives(
                     .cloned()
                     .unwrap_or_else(|| vec![[0.0, 0.0]; n]),
             );
+        }
+        if let (Some(j), Some(w)) = (v.joints.as_mut(), v.weights.as_mut()) {
+            j.extend(src.joints.unwrap_or_else(|| vec![[0; 4]; n]));
+            w.extend(src.weights.unwrap_or_else(|| vec![[0.0; 4]; n]));
         }
         for (k, d) in v.colors.iter_mut().enumerate() {
             d.extend(

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 /// Versions current StarCraft II models in the corpus use, which mdx-m3-viewer also reads.
 pub const DEFAULT_MODL_VERSION: u32 = 29;
 const MAT_VERSION: u32 = 19;
-const LAYR_VERSION: u32 = 26;
+const LAYR_VERSION: u32 = 25;
 /// Face indices are 16-bit and region-relative.
 const MAX_REGION_VERTICES: usize = 65_535;
 /// A vertex names its bones by an 8-bit index into the region's bone lookup.
@@ -195,7 +195,15 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     let mut bounds = bounds;
 
     if !opts.motions_only {
-        geometry(scene, &bones, &world, &mut doc, &mut modl, &mut bounds, &mut w)?;
+        geometry(
+            scene,
+            &bones,
+            &world,
+            &mut doc,
+            &mut modl,
+            &mut bounds,
+            &mut w,
+        )?;
     }
     let b = bounds.value();
     modl.insert("boundings".into(), b.clone());
@@ -807,11 +815,9 @@ fn face_normals(p: &[[f32; 3]], mesh: &crate::model::Mesh) -> Vec<[f32; 3]> {
     for prim in &mesh.primitives {
         for t in prim.indices.chunks_exact(3) {
             let ix: Vec<usize> = t.iter().map(|&i| i as usize).collect();
-            let [Some(a), Some(b), Some(c)] = [0, 1, 2].map(|k| {
-                ix.get(k)
-                    .and_then(|&i| p.get(i))
-                    .map(|&v| Vec3::from(v))
-            }) else {
+            let [Some(a), Some(b), Some(c)] =
+                [0, 1, 2].map(|k| ix.get(k).and_then(|&i| p.get(i)).map(|&v| Vec3::from(v)))
+            else {
                 continue;
             };
             let n = (b - a).cross(c - a);
@@ -967,7 +973,10 @@ fn bone_entries(
         let mut e = blank(bl);
         e.insert("unknown0".into(), json!(-1));
         e.insert("name".into(), doc.text(&name));
-        e.insert("parent".into(), json!(bones.parent.get(b).copied().unwrap_or(-1)));
+        e.insert(
+            "parent".into(),
+            json!(bones.parent.get(b).copied().unwrap_or(-1)),
+        );
         let loc = doc.anim(json!(t.to_array()));
         let rot = doc.anim(json!(r.to_array()));
         let scl = doc.anim(json!(s.to_array()));
@@ -1064,9 +1073,7 @@ fn sequences(
                 let frame = start + (t * 1000.0).round() as i64;
                 frames.push(frame.min(i32::MAX as i64) as i32);
                 let out = match k {
-                    0 => json!(fix
-                        .transform_point3(Vec3::new(v[0], v[1], v[2]))
-                        .to_array()),
+                    0 => json!(fix.transform_point3(Vec3::new(v[0], v[1], v[2])).to_array()),
                     1 => json!((fix_r * Quat::from_xyzw(v[0], v[1], v[2], v[3]))
                         .normalize()
                         .to_array()),
@@ -1084,7 +1091,11 @@ fn sequences(
             let fr = doc.plain("I32_", frames);
             let vr = doc.entries(if k == 1 { "QUAT" } else { "VEC3" }, 0, values);
             let block = json!({ "frames": fr, "flags": 0, "biggestKey": biggest, "values": vr });
-            let (ty, list) = if k == 1 { (3u32, &mut sd4q) } else { (2u32, &mut sd3v) };
+            let (ty, list) = if k == 1 {
+                (3u32, &mut sd4q)
+            } else {
+                (2u32, &mut sd3v)
+            };
             anim_refs.push((ty << 16) | list.len() as u32);
             list.push(block);
             anim_ids.push(ids.get(b).map_or(0, |i| i[k]));
@@ -1118,8 +1129,10 @@ fn sequences(
         stc.insert("sd4q".into(), sd4q_ref);
         stcs.push(Value::Object(stc));
         let sts_ids = doc.plain("U32_", anim_ids);
-        stss.push(json!({ "animIds": sts_ids, "parentIndex": -1, "nextIndex": -1,
-                          "childIndex": -1, "unknown0": -1, "unknown1": 0 }));
+        stss.push(
+            json!({ "animIds": sts_ids, "parentIndex": -1, "nextIndex": -1,
+                          "childIndex": -1, "unknown0": -1, "unknown1": 0 }),
+        );
         let stg_name = doc.text(&name);
         let stg_idx = doc.plain("U32_", vec![ai as u32]);
         stgs.push(json!({ "name": stg_name, "stcIndices": stg_idx }));
