@@ -508,7 +508,13 @@ fn geometry(
                         if (sum - 1.0).abs() > 0.01 {
                             reweighted += 1;
                         }
-                        m * (1.0 / sum)
+                        // Stored in bind space (the bones' IREF are the inverse bind matrices);
+                        // the rest pose only places the bounds.
+                        let rest = m * (1.0 / sum);
+                        if rest.is_finite() {
+                            bounds.add(rest.transform_point3(p));
+                        }
+                        Mat4::IDENTITY
                     } else {
                         // No weight: bound to the mesh node's own bone or the first bone.
                         inf[0] = (own_bone.unwrap_or(0), 1.0);
@@ -530,8 +536,13 @@ fn geometry(
             pos.push(p);
             nor.push((nrm, if t4[3] < 0.0 { -1.0 } else { 1.0 }));
             tan.push(t);
+            if inf.iter().filter(|x| x.1 > 0.0).count() == 0
+                || m != Mat4::IDENTITY
+                || skin.is_none()
+            {
+                bounds.add(p);
+            }
             infl.push(inf);
-            bounds.add(p);
         }
         if nan > 0 {
             w.push(Warning::new(
@@ -602,6 +613,19 @@ fn geometry(
                     }
                     at += 1;
                 }
+                // Keep the source vertex order (a region that is the whole mesh stays as it was).
+                let mut sorted = order.clone();
+                sorted.sort_unstable();
+                let pos_of: HashMap<u32, u16> = sorted
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &i)| (i, k as u16))
+                    .collect();
+                for f in rfaces.iter_mut() {
+                    let src = order.get(*f as usize).copied().unwrap_or(0);
+                    *f = pos_of.get(&src).copied().unwrap_or(0);
+                }
+                let order = sorted;
                 if rfaces.is_empty() {
                     // One triangle needs more bones than a region holds: cannot happen with 4 weights.
                     break;
@@ -988,7 +1012,12 @@ fn bone_entries(
         e.insert("scale".into(), scl);
         e.insert("visibility".into(), vis);
         entries.push(Value::Object(e));
-        let inv = bw.inverse();
+        // A joint keeps its inverse bind matrix (vertices are stored in bind space).
+        let ibm = scene.skins.iter().find_map(|s| {
+            let k = s.joints.iter().position(|&j| j == ni)?;
+            s.inverse_bind.get(k).map(Mat4::from_cols_array)
+        });
+        let inv = ibm.unwrap_or_else(|| bw.inverse());
         let inv = if inv.is_finite() { inv } else { Mat4::IDENTITY };
         irefs.push(json!({ "matrix": inv.to_cols_array() }));
     }
