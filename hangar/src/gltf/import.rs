@@ -338,6 +338,67 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             scene.nodes[c.index()].parent = Some(node.index());
         }
     }
+    for a in doc.animations() {
+        let mut channels = Vec::new();
+        for c in a.channels() {
+            let r = c.reader(get);
+            let (Some(times), Some(out)) = (r.read_inputs(), r.read_outputs()) else {
+                continue;
+            };
+            let times: Vec<f32> = times.collect();
+            use ::gltf::animation::util::ReadOutputs;
+            let (property, values): (model::Property, Vec<f32>) = match out {
+                ReadOutputs::Translations(v) => {
+                    (model::Property::Translation, v.flatten().collect())
+                }
+                ReadOutputs::Rotations(v) => {
+                    (model::Property::Rotation, v.into_f32().flatten().collect())
+                }
+                ReadOutputs::Scales(v) => (model::Property::Scale, v.flatten().collect()),
+                ReadOutputs::MorphTargetWeights(v) => {
+                    (model::Property::Weights, v.into_f32().collect())
+                }
+            };
+            let width = match property {
+                model::Property::Rotation => 4,
+                model::Property::Weights => {
+                    values.len().checked_div(times.len()).unwrap_or(1).max(1)
+                }
+                _ => 3,
+            };
+            // Cubic-spline keys hold (in-tangent, value, out-tangent): keep the values.
+            let cubic =
+                c.sampler().interpolation() == ::gltf::animation::Interpolation::CubicSpline;
+            let values = if cubic && property != model::Property::Weights {
+                values
+                    .chunks(width * 3)
+                    .filter_map(|k| k.get(width..2 * width))
+                    .flatten()
+                    .copied()
+                    .collect()
+            } else {
+                values
+            };
+            channels.push(model::Channel {
+                node: c.target().node().index(),
+                property,
+                interpolation: if c.sampler().interpolation()
+                    == ::gltf::animation::Interpolation::Step
+                {
+                    model::Interpolation::Step
+                } else {
+                    model::Interpolation::Linear
+                },
+                times,
+                values,
+            });
+        }
+        scene.animations.push(model::Animation {
+            name: a.name().unwrap_or("animation").to_string(),
+            channels,
+            extras: extras_map(a.extras()),
+        });
+    }
     scene.name = doc
         .default_scene()
         .and_then(|s| s.name().map(str::to_string))

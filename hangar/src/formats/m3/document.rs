@@ -52,6 +52,21 @@ impl FileFormat for M3Format {
         let file = dump::from_json(&body)?;
         Ok(Opened::new(format_of(&file), M3Document(file), Vec::new()))
     }
+
+    fn writes_scene(&self, output: &Path) -> bool {
+        crate::io::has_ext(output, "m3") || crate::io::has_ext(output, "m3a")
+    }
+
+    /// A game-ready M3 built from the scene; an `.m3a` holds only the bones and sequences.
+    fn write_scene(&self, scene: &Scene, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+        super::build::build(
+            scene,
+            &super::build::Options {
+                motions_only: crate::io::has_ext(output, "m3a"),
+                ..Default::default()
+            },
+        )
+    }
 }
 
 impl Document for M3Document<'_> {

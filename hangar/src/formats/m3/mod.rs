@@ -11,6 +11,7 @@
 //! - [`scene`]: the neutral scene (meshes, skin, animations) the glTF exporter takes.
 //! - [`check`]: `hangar validate`.
 
+pub mod build;
 pub mod check;
 pub mod document;
 pub mod dump;

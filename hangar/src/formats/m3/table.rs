@@ -326,7 +326,7 @@ impl Table {
             .map(|(_, l)| l)
     }
 
-    fn inline(&self, tag: Tag, small_refs: bool) -> &Layout {
+    pub fn inline(&self, tag: Tag, small_refs: bool) -> &Layout {
         let v = self.defs[&tag].versions[0].0;
         &self.layouts[&(tag, v, small_refs)]
     }
