@@ -113,6 +113,9 @@ enum Command {
         /// nodes by name) or .xpm (matched to morph targets by name).
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
+        /// Files converted at once in a folder conversion (default: one per core).
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
     },
 }
 
@@ -128,7 +131,8 @@ fn main() -> ExitCode {
             output,
             to,
             motions,
-        } => convert(&input, &output, &to, &motions, verbose),
+            jobs,
+        } => set_jobs(jobs).and_then(|_| convert(&input, &output, &to, &motions, verbose)),
     };
     if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
         stdout_failed(e);
@@ -141,6 +145,17 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `--jobs N` sizes the one thread pool every batch runs on.
+fn set_jobs(jobs: Option<u16>) -> Result<()> {
+    if let Some(n) = jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+            .context("cannot start the worker threads")?;
+    }
+    Ok(())
 }
 
 /// Prints the reader's warnings of `file` (notes only with `--verbose`).
