@@ -120,6 +120,9 @@ enum Command {
         /// nodes by name) or .xpm (matched to morph targets by name).
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
+        /// Files converted at once in a folder conversion (default: one per core).
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
     },
     /// Print the Anark name hash of each NAME (as .bgf/.bgp/.bsg files store names): signed decimal,
     /// then hex. Attribute keys use the low 27 bits (`hangar hash opacity`).
@@ -148,7 +151,8 @@ fn main() -> ExitCode {
             output,
             to,
             motions,
-        } => convert(&input, &output, &to, &motions, verbose),
+            jobs,
+        } => set_jobs(jobs).and_then(|_| convert(&input, &output, &to, &motions, verbose)),
     };
     if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
         stdout_failed(e);
@@ -161,6 +165,17 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `--jobs N` sizes the one thread pool every batch runs on.
+fn set_jobs(jobs: Option<u16>) -> Result<()> {
+    if let Some(n) = jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+            .context("cannot start the worker threads")?;
+    }
+    Ok(())
 }
 
 /// Prints the reader's warnings of `file` (notes only with `--verbose`).

@@ -250,6 +250,15 @@ fn m3_info_and_motion_from_the_command_line() {
     assert_eq!(code, 0, "{err}");
     let g = gltf::Gltf::open(&glb).unwrap();
     assert_eq!(g.animations().count(), 12);
+    // Channels with the same key times share one input accessor.
+    let samplers: Vec<usize> = g
+        .animations()
+        .flat_map(|a| a.samplers().map(|s| s.input().index()).collect::<Vec<_>>())
+        .collect();
+    let mut inputs = samplers.clone();
+    inputs.sort_unstable();
+    inputs.dedup();
+    assert_eq!((samplers.len(), inputs.len()), (480, 234));
     let (code, _, err) = hangar(&[
         "convert",
         model.to_str().unwrap(),
@@ -475,4 +484,44 @@ fn an_output_folder_that_cannot_be_made_is_one_error() {
     assert_eq!(code, 1);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains(&out.display().to_string()), "{err}");
+}
+
+/// `--jobs N` picks how many files convert at once; the outputs do not depend on it, and 0 is refused.
+#[test]
+fn jobs_change_the_pace_not_the_outputs() {
+    let d = tmp("jobs");
+    let src = d.join("in");
+    std::fs::create_dir_all(&src).unwrap();
+    for f in ["wedge-lod0.xmf", "wedge-collision.xmf"] {
+        std::fs::copy(sample(f), src.join(f)).unwrap();
+    }
+    let mut outs = Vec::new();
+    for jobs in ["1", "2"] {
+        let out = d.join(format!("out{jobs}"));
+        let (code, _, err) = hangar(&[
+            "convert",
+            src.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--jobs",
+            jobs,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("2 files converted, 0 failed"), "{err}");
+        outs.push((
+            std::fs::read(out.join("wedge-lod0.glb")).unwrap(),
+            std::fs::read(out.join("wedge-collision.glb")).unwrap(),
+        ));
+    }
+    assert!(outs[0].0.len() > 100 && outs[0].1.len() > 100);
+    assert_eq!(outs[0], outs[1]);
+    let (code, _, err) = hangar(&[
+        "convert",
+        src.to_str().unwrap(),
+        d.join("out0").to_str().unwrap(),
+        "--jobs",
+        "0",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--jobs"), "{err}");
+    assert!(!d.join("out0").exists());
 }

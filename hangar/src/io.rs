@@ -59,8 +59,9 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = dir.join(format!(".{name}.hangar-{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
+        // No fsync: the rename already keeps readers from half a file, and a flush per output
+        // costs a batch more than the conversion itself on slow disks.
         f.write_all(bytes)?;
-        f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
