@@ -48,6 +48,15 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a reader
 /// never sees half a file and a failed run leaves no file behind.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_output_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_output`] for outputs written piece by piece (a catalog's `.dat`): `fill` writes into the
+/// temporary file, which replaces `path` only when it succeeds.
+pub fn write_output_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -59,7 +68,7 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = dir.join(format!(".{name}.hangar-{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        fill(&mut f)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

@@ -6,3 +6,4 @@ pub mod emfx;
 pub mod m3;
 pub mod schema;
 pub mod xmf;
+pub mod catalog;
