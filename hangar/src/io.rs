@@ -8,6 +8,8 @@ use std::path::Path;
 pub enum Input {
     Mapped(memmap2::Mmap),
     Read(Vec<u8>),
+    /// One entry of a catalog, sliced from its mapped `.dat` (the index of the entry).
+    Entry(std::sync::Arc<crate::formats::catalog::Opened>, usize),
 }
 
 impl std::ops::Deref for Input {
@@ -16,6 +18,12 @@ impl std::ops::Deref for Input {
         match self {
             Input::Mapped(m) => m,
             Input::Read(v) => v,
+            Input::Entry(c, i) => c
+                .catalog
+                .entries
+                .get(*i)
+                .and_then(|e| c.dat.entry(e))
+                .unwrap_or(&[]),
         }
     }
 }
