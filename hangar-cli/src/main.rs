@@ -20,6 +20,9 @@ macro_rules! out {
     }};
 }
 
+mod batch;
+mod cat;
+
 #[derive(Parser)]
 #[command(
     name = "hangar",
@@ -45,7 +48,10 @@ hangar convert Marine.m3 marine.glb\n  \
 hangar convert hero.m3 --motion hero.m3a hero.glb       # add an .m3a's sequences\n  \
 hangar convert actor.xac --motion walk.xsm --motion smile.xpm actor.glb\n  \
 hangar convert ship_part_folder ship.glb               # parts + their _data.ani states\n  \
-hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel"
+hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel\n  \
+hangar info \"X4::assets/units/size_s/ship_arg_s_fighter_01_data/part-lod0.xmf\"  # inside the game's catalogs\n  \
+hangar convert \"X4::assets/units\" out/ --to glb       # a batch straight from the game (report.json)\n  \
+hangar cat verify ext_01.cat                            # damaged by git? names the cause"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -100,6 +106,11 @@ enum Command {
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
     },
+    /// X4 / X Rebirth catalogs (.cat + .dat): list, verify, extract, pack, diff.
+    Cat {
+        #[command(subcommand)]
+        cmd: cat::CatCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -108,15 +119,24 @@ fn main() -> ExitCode {
         Command::Info { files, json } => info(&files, json),
         Command::Dump { file } => dump(&file),
         Command::Validate { files, json } => validate(&files, json),
+        Command::Cat { cmd } => cat::run(cmd),
         Command::Convert {
             input,
             output,
             to,
             motions,
         } => {
+            let game_folder = input.to_str().and_then(hangar::vfs::split_spec).and_then(
+                |(game, inside)| {
+                    let view = hangar::vfs::GameView::open(&game).ok()?;
+                    (!view.exists(inside)).then(|| (view, inside.to_string()))
+                },
+            );
             let one_file = matches!(Output::from_path(&output), Ok(Output::Glb | Output::Gltf))
                 && !output.is_dir();
-            if input.is_dir() && one_file && motions.is_empty() {
+            if let Some((view, inside)) = game_folder {
+                batch::convert_view(&view, &inside, &output, &to)
+            } else if input.is_dir() && one_file && motions.is_empty() {
                 convert_component(&input, &output).map(|_| true)
             } else if input.is_dir() {
                 if motions.is_empty() {
@@ -145,7 +165,7 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
     let mut all = Vec::new();
     let mut ok = true;
     for f in files {
-        let bytes = hangar::io::read_input(f)?;
+        let bytes = hangar::vfs::read_arg(f)?;
         let opened = match any::open(&bytes, f) {
             Ok(o) => o,
             Err(e) => {
@@ -201,7 +221,7 @@ fn info(files: &[PathBuf], json: bool) -> Result<bool> {
 }
 
 fn dump(file: &Path) -> Result<bool> {
-    let bytes = hangar::io::read_input(file)?;
+    let bytes = hangar::vfs::read_arg(file)?;
     let opened = any::open(&bytes, file)?;
     out!("{}", opened.document.dump().map_err(|e| e.in_file(file))?);
     Ok(true)
@@ -211,7 +231,7 @@ fn validate(files: &[PathBuf], json: bool) -> Result<bool> {
     let results: Vec<(PathBuf, Vec<hangar::validate::Finding>)> = files
         .par_iter()
         .map(|f| {
-            let findings = match hangar::io::read_input(f).and_then(|b| {
+            let findings = match hangar::vfs::read_arg(f).and_then(|b| {
                 let o = any::open(&b, f)?;
                 let mut v: Vec<hangar::validate::Finding> =
                     o.warnings.iter().cloned().map(Into::into).collect();
@@ -269,7 +289,7 @@ fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) 
         );
     }
     Output::from_path(output)?;
-    let bytes = hangar::io::read_input(input)?;
+    let bytes = hangar::vfs::read_arg(input)?;
     let opened = any::open(&bytes, input)?;
     let motion_bytes = motions
         .iter()

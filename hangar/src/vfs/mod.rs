@@ -298,6 +298,14 @@ fn is_game_root(dir: &Path) -> bool {
     })
 }
 
+/// The bytes a command-line argument names: `GAME::path` through the game view, else the file.
+pub fn read_arg(arg: &Path) -> Result<Input> {
+    if let Some((game, inside)) = arg.to_str().and_then(split_spec) {
+        return GameView::open(&game)?.read(inside);
+    }
+    crate::io::read_input(arg)
+}
+
 /// `GAME::path/inside` on the command line: the game (folder or catalog) and the path inside it.
 pub fn split_spec(arg: &str) -> Option<(PathBuf, &str)> {
     let (game, inside) = arg.split_once("::")?;
