@@ -55,7 +55,10 @@ pub fn convert_view(view: &GameView, prefix: &str, output: &Path, to: &str) -> R
             .collect::<Vec<_>>(),
     });
     let report_path = output.join("report.json");
-    hangar::io::write_output(&report_path, serde_json::to_string_pretty(&report)?.as_bytes())?;
+    hangar::io::write_output(
+        &report_path,
+        serde_json::to_string_pretty(&report)?.as_bytes(),
+    )?;
     eprintln!(
         "{} files converted, {} failed (report: {})",
         files.len() - failures.len(),

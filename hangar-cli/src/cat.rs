@@ -62,7 +62,8 @@ pub enum CatCommand {
 
 fn bytes_bar(total: u64) -> ProgressBar {
     let bar = ProgressBar::new(total);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec}")
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec}")
     {
         bar.set_style(style);
     }
@@ -125,7 +126,12 @@ pub fn run(cmd: CatCommand) -> Result<bool> {
                 }
                 warn(cat, &o.warnings);
                 if v.ok() {
-                    out!("{}: ok ({} entries, {} bytes)", cat.display(), v.entries, v.dat_len);
+                    out!(
+                        "{}: ok ({} entries, {} bytes)",
+                        cat.display(),
+                        v.entries,
+                        v.dat_len
+                    );
                     continue;
                 }
                 out!("{}: DAMAGED ({} entries)", cat.display(), v.entries);

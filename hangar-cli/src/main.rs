@@ -126,12 +126,14 @@ fn main() -> ExitCode {
             to,
             motions,
         } => {
-            let game_folder = input.to_str().and_then(hangar::vfs::split_spec).and_then(
-                |(game, inside)| {
-                    let view = hangar::vfs::GameView::open(&game).ok()?;
-                    (!view.exists(inside)).then(|| (view, inside.to_string()))
-                },
-            );
+            let game_folder =
+                input
+                    .to_str()
+                    .and_then(hangar::vfs::split_spec)
+                    .and_then(|(game, inside)| {
+                        let view = hangar::vfs::GameView::open(&game).ok()?;
+                        (!view.exists(inside)).then(|| (view, inside.to_string()))
+                    });
             let one_file = matches!(Output::from_path(&output), Ok(Output::Glb | Output::Gltf))
                 && !output.is_dir();
             if let Some((view, inside)) = game_folder {

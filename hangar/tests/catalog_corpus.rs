@@ -19,8 +19,16 @@ fn every_corpus_catalog_lists_verifies_and_extracts() {
         let (name, entries, dat_bytes, state) = (f[0], f[4], f[5], f[6]);
         let cat = dir.join(name);
         let o = catalog::open(&cat).unwrap();
-        assert_eq!(o.catalog.entries.len(), entries.parse::<usize>().unwrap(), "{name}");
-        assert_eq!(o.dat.bytes().len(), dat_bytes.parse::<usize>().unwrap(), "{name}");
+        assert_eq!(
+            o.catalog.entries.len(),
+            entries.parse::<usize>().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            o.dat.bytes().len(),
+            dat_bytes.parse::<usize>().unwrap(),
+            "{name}"
+        );
         let v = catalog::verify(&o, &|_| {});
         assert_eq!(v.ok(), state == "intact", "{name}: {v:?}");
         if state == "intact" {
@@ -42,7 +50,12 @@ fn every_corpus_catalog_lists_verifies_and_extracts() {
             assert!(le.line_breaks > 0);
             assert_eq!(
                 i128::from(v.expected_len) - i128::from(v.dat_len),
-                i128::from(le.line_breaks) * if le.conversion == "CR LF -> LF" { 1 } else { -1 }
+                i128::from(le.line_breaks)
+                    * if le.conversion == "CR LF -> LF" {
+                        1
+                    } else {
+                        -1
+                    }
             );
             diagnosed += 1;
         }

@@ -2,8 +2,8 @@
 //! (`read`), writing (`write`), checking (`check`) and the neutral-model adapter (`mesh`).
 
 pub mod ani;
+pub mod catalog;
 pub mod emfx;
 pub mod m3;
 pub mod schema;
 pub mod xmf;
-pub mod catalog;

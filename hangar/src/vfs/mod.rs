@@ -360,7 +360,11 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         let ext = root.join("extensions/ego_dlc_x");
         std::fs::create_dir_all(&ext).unwrap();
-        cat(&root, "01.cat", &[(r"Assets\\A.xml", b"one"), ("assets/b.xml", b"bee")]);
+        cat(
+            &root,
+            "01.cat",
+            &[(r"Assets\\A.xml", b"one"), ("assets/b.xml", b"bee")],
+        );
         cat(&root, "02.cat", &[("assets/a.xml", b"two")]);
         cat(&root, "01_sig.cat", &[("assets/a.xml", b"signature")]);
         cat(&ext, "ext_01.cat", &[("assets/a.xml", b"own")]);
@@ -368,7 +372,10 @@ mod tests {
         let v = GameView::open(&root).unwrap();
         assert_eq!(&*v.read("ASSETS/a.xml").unwrap(), b"two");
         assert_eq!(&*v.read("assets/b.xml").unwrap(), b"replaced");
-        assert_eq!(&*v.read("extensions/ego_dlc_x/assets/a.xml").unwrap(), b"own");
+        assert_eq!(
+            &*v.read("extensions/ego_dlc_x/assets/a.xml").unwrap(),
+            b"own"
+        );
         assert_eq!(
             v.files("assets").unwrap(),
             vec!["assets/a.xml", "assets/b.xml"]

@@ -149,16 +149,20 @@ pub fn diff(a: &Catalog, b: &Catalog) -> Diff {
             None => d.added.push(path.clone()),
             Some(&ia) => {
                 let (ea, eb) = (a.entries.get(ia), b.entries.get(ib));
-                let same = ea.zip(eb).is_some_and(|(x, y)| {
-                    x.size == y.size && x.md5.eq_ignore_ascii_case(&y.md5)
-                });
+                let same = ea
+                    .zip(eb)
+                    .is_some_and(|(x, y)| x.size == y.size && x.md5.eq_ignore_ascii_case(&y.md5));
                 if !same {
                     d.changed.push(path.clone());
                 }
             }
         }
     }
-    d.removed = ma.keys().filter(|p| !mb.contains_key(*p)).cloned().collect();
+    d.removed = ma
+        .keys()
+        .filter(|p| !mb.contains_key(*p))
+        .cloned()
+        .collect();
     d.added.sort();
     d.changed.sort();
     d.removed.sort();

@@ -15,7 +15,9 @@ pub fn read(text: &[u8]) -> Result<(Catalog, Vec<Warning>)> {
     for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
         let line_no = i.saturating_add(1);
         let at = line_start;
-        line_start = line_start.saturating_add(raw.len() as u64).saturating_add(1);
+        line_start = line_start
+            .saturating_add(raw.len() as u64)
+            .saturating_add(1);
         let raw = match raw.strip_suffix(b"\r") {
             Some(r) => {
                 cat.crlf = true;
@@ -44,7 +46,9 @@ pub fn read(text: &[u8]) -> Result<(Catalog, Vec<Warning>)> {
                     warnings.push(Warning::new(
                         Some(at),
                         format!("line {line_no}"),
-                        format!("{path} is listed again (first on line {first}); the later one wins"),
+                        format!(
+                            "{path} is listed again (first on line {first}); the later one wins"
+                        ),
                     ));
                 }
                 cat.entries.push(Entry {

@@ -12,7 +12,11 @@ fn make(dir: &Path, name: &str, files: &[(&str, &[u8])]) -> PathBuf {
     let mut cat = String::new();
     let mut dat = Vec::new();
     for (p, b) in files {
-        let md5 = if b.is_empty() { "0".repeat(32) } else { md5_hex(b) };
+        let md5 = if b.is_empty() {
+            "0".repeat(32)
+        } else {
+            md5_hex(b)
+        };
         cat.push_str(&format!("{p} {} 1700000000 {md5}\n", b.len()));
         dat.extend_from_slice(b);
     }
@@ -29,7 +33,10 @@ fn lines_split_from_the_right_with_running_offsets() {
     assert_eq!(c.entries.len(), 2);
     assert_eq!(c.entries[0].path, "assets/a b/x y.xml");
     assert_eq!(c.entries[0].md5, "0123456789abcdef0123456789abcdef");
-    assert_eq!((c.entries[1].offset, c.entries[1].size, c.entries[1].mtime), (5, 3, -1));
+    assert_eq!(
+        (c.entries[1].offset, c.entries[1].size, c.entries[1].mtime),
+        (5, 3, -1)
+    );
     assert_eq!(c.entries[1].line, 3);
     assert!(c.crlf);
     assert_eq!(c.data_len(), 8);
@@ -45,14 +52,20 @@ fn bad_lines_and_duplicates_are_reported_with_their_number() {
         c.bad_lines.iter().map(|b| b.line).collect::<Vec<_>>(),
         vec![2, 3]
     );
-    assert!(w.iter().any(|w| w.path == "line 4" && w.message.contains("line 1")));
+    assert!(w
+        .iter()
+        .any(|w| w.path == "line 4" && w.message.contains("line 1")));
     assert_eq!(c.by_path()["a.txt"], 1);
 }
 
 #[test]
 fn verify_accepts_intact_and_zero_md5_for_empty() {
     let d = tmp("intact");
-    let c = make(&d, "ext_01.cat", &[("a.txt", b"hello"), ("empty", b""), ("b.bin", &[0, 1, 2])]);
+    let c = make(
+        &d,
+        "ext_01.cat",
+        &[("a.txt", b"hello"), ("empty", b""), ("b.bin", &[0, 1, 2])],
+    );
     let v = verify(&open(&c).unwrap(), &|_| {});
     assert!(v.ok(), "{v:?}");
     assert_eq!((v.entries, v.expected_len, v.dat_len), (3, 8, 8));
@@ -71,7 +84,10 @@ fn verify_names_git_line_ending_damage() {
     let v = verify(&open(&c).unwrap(), &|_| {});
     assert!(!v.ok());
     assert_eq!((v.expected_len, v.dat_len), (23, 20));
-    assert!(v.damage.iter().any(|d| d.line == Some(1) && d.message.contains("md5")));
+    assert!(v
+        .damage
+        .iter()
+        .any(|d| d.line == Some(1) && d.message.contains("md5")));
     let le = v.line_endings.unwrap();
     assert_eq!(le.conversion, "CR LF -> LF");
     assert_eq!(le.entries, vec!["x.xml"]);
@@ -86,7 +102,10 @@ fn truncated_dat_reports_entries_past_the_end() {
     std::fs::write(dat_path(&c), b"aaaabb").unwrap();
     let o = open(&c).unwrap();
     let v = verify(&o, &|_| {});
-    assert!(v.damage.iter().any(|d| d.line == Some(2) && d.message.contains("past the end")));
+    assert!(v
+        .damage
+        .iter()
+        .any(|d| d.line == Some(2) && d.message.contains("past the end")));
     let out = d.join("out");
     let x = extract(&o, &out, &[], &|_| {});
     assert_eq!(x.written, 1);
@@ -132,7 +151,10 @@ fn pack_then_read_back_with_patterns_and_mtimes() {
     std::fs::create_dir_all(d.join("out")).unwrap();
     let c = pack(&src, &cat_file, &|_| {}).unwrap();
     let names: Vec<&str> = c.entries.iter().map(|e| e.path.as_str()).collect();
-    assert_eq!(names, vec!["Assets/a.txt", "Assets/b c/m-lod0.xmf", "z.xml"]);
+    assert_eq!(
+        names,
+        vec!["Assets/a.txt", "Assets/b c/m-lod0.xmf", "z.xml"]
+    );
     let o = open(&cat_file).unwrap();
     assert_eq!(o.catalog.entries, c.entries);
     assert!(verify(&o, &|_| {}).ok());

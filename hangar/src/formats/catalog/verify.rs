@@ -72,7 +72,10 @@ pub fn verify(c: &Opened, progress: &(dyn Fn(u64) + Sync)) -> Verdict {
         .map(|b| Damage {
             line: Some(b.line),
             path: String::new(),
-            message: format!("{} (entries after it may sit at the wrong place)", b.message),
+            message: format!(
+                "{} (entries after it may sit at the wrong place)",
+                b.message
+            ),
         })
         .collect();
     if cat.crlf {

@@ -161,7 +161,8 @@ pub fn glob_matches(pattern: &str, path: &str) -> bool {
             },
         }
     }
-    p.get(i..).is_some_and(|rest| rest.iter().all(|c| *c == '*'))
+    p.get(i..)
+        .is_some_and(|rest| rest.iter().all(|c| *c == '*'))
 }
 
 /// What an extraction did.
