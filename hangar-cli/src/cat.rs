@@ -145,7 +145,7 @@ pub fn run(cmd: CatCommand) -> Result<bool> {
                 if let Some(le) = &v.line_endings {
                     out!(
                         "  cause: git's line-ending conversion ({}) rewrote {} line breaks in {} text entr{} ({}); \
-the original bytes cannot be recovered from this copy: take the catalog from a release archive or re-pack it.",
+converted back, every md5 matches again; re-pack from the original files or take the catalog from a release archive.",
                         le.conversion,
                         le.line_breaks,
                         le.entries.len(),
