@@ -188,3 +188,21 @@ fn diff_by_path_size_and_md5() {
     assert_eq!(d.changed, vec!["b.txt"]);
     assert_eq!(d.removed, vec!["c.txt"]);
 }
+
+proptest::proptest! {
+    /// Any bytes: reading never panics, the line-ending diagnosis against any .dat neither, and the
+    /// index written back reads as the same entries.
+    #[test]
+    fn any_bytes_read_and_rewrite(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+        let (c, _) = read(&data).unwrap();
+        let _ = diagnose_line_endings(&c, &data);
+        for e in &c.entries {
+            let _ = safe_destination(Path::new("out"), e);
+        }
+        let again = read(&write_index(&c)).unwrap().0;
+        proptest::prop_assert_eq!(again.entries.len(), c.entries.len());
+        for (a, b) in again.entries.iter().zip(&c.entries) {
+            proptest::prop_assert_eq!((&a.path, a.size, a.offset), (&b.path, b.size, b.offset));
+        }
+    }
+}
