@@ -17,10 +17,13 @@ macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
-            stdout_failed(e);
+            $crate::stdout_failed(e);
         }
     }};
 }
+
+mod batch;
+mod cat;
 
 fn stdout_failed(e: std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -56,7 +59,10 @@ hangar convert Marine.m3 marine.glb\n  \
 hangar convert hero.m3 --motion hero.m3a hero.glb       # add an .m3a's sequences\n  \
 hangar convert actor.xac --motion walk.xsm --motion smile.xpm actor.glb\n  \
 hangar convert ship_part_folder ship.glb               # parts + their _data.ani states\n  \
-hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel"
+hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel\n  \
+hangar info \"X4::assets/units/size_s/ship_arg_s_fighter_01_data/part-lod0.xmf\"  # inside the game's catalogs\n  \
+hangar convert \"X4::assets/units\" out/ --to glb       # a batch straight from the game (report.json)\n  \
+hangar cat verify ext_01.cat                            # damaged by git? names the cause"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -130,6 +136,11 @@ enum Command {
         #[arg(required = true)]
         names: Vec<String>,
     },
+    /// X4 / X Rebirth catalogs (.cat + .dat): list, verify, extract, pack, diff.
+    Cat {
+        #[command(subcommand)]
+        cmd: cat::CatCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -146,13 +157,28 @@ fn main() -> ExitCode {
             Ok(true)
         }
         Command::Validate { files, json } => validate(&files, json, verbose),
+        Command::Cat { cmd } => cat::run(cmd),
         Command::Convert {
             input,
             output,
             to,
             motions,
             jobs,
-        } => set_jobs(jobs).and_then(|_| convert(&input, &output, &to, &motions, verbose)),
+        } => set_jobs(jobs).and_then(|_| {
+            // `GAME::folder`: a batch through the game view (a file inside the view is one file).
+            let game_folder =
+                input
+                    .to_str()
+                    .and_then(hangar::vfs::split_spec)
+                    .and_then(|(game, inside)| {
+                        let view = hangar::vfs::GameView::open(&game).ok()?;
+                        (!view.exists(inside)).then(|| (view, inside.to_string()))
+                    });
+            match game_folder {
+                Some((view, inside)) => batch::convert_view(&view, &inside, &output, &to),
+                None => convert(&input, &output, &to, &motions, verbose),
+            }
+        }),
     };
     if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
         stdout_failed(e);
@@ -190,7 +216,7 @@ fn info(files: &[PathBuf], json: bool, verbose: bool) -> Result<bool> {
     let mut all = Vec::new();
     let mut ok = true;
     for f in files {
-        let info = hangar::io::read_input(f).and_then(|bytes| Ok(any::open(&bytes, f)?.info()));
+        let info = hangar::vfs::read_arg(f).and_then(|bytes| Ok(any::open(&bytes, f)?.info()));
         let mut info = match info {
             Ok(i) => i,
             Err(e) => {
@@ -257,7 +283,7 @@ fn info(files: &[PathBuf], json: bool, verbose: bool) -> Result<bool> {
 }
 
 fn dump(file: &Path) -> Result<bool> {
-    let bytes = hangar::io::read_input(file)?;
+    let bytes = hangar::vfs::read_arg(file)?;
     let opened = any::open(&bytes, file)?;
     out!("{}", opened.dump().map_err(|e| e.in_file(file))?);
     Ok(true)
@@ -268,7 +294,7 @@ fn validate(files: &[PathBuf], json: bool, verbose: bool) -> Result<bool> {
         .par_iter()
         .map(|f| {
             let findings =
-                match hangar::io::read_input(f).and_then(|b| Ok(any::open(&b, f)?.validate())) {
+                match hangar::vfs::read_arg(f).and_then(|b| Ok(any::open(&b, f)?.validate())) {
                     Ok(v) => v,
                     Err(e) => vec![e.into()],
                 };
@@ -374,7 +400,7 @@ fn convert_one(
         );
     }
     any::check_output(output)?;
-    let bytes = hangar::io::read_input(input)?;
+    let bytes = hangar::vfs::read_arg(input)?;
     let opened = any::open(&bytes, input)?;
     let motion_bytes = motions
         .iter()

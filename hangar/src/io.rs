@@ -8,6 +8,8 @@ use std::path::Path;
 pub enum Input {
     Mapped(memmap2::Mmap),
     Read(Vec<u8>),
+    /// One entry of a catalog, sliced from its mapped `.dat` (the index of the entry).
+    Entry(std::sync::Arc<crate::formats::catalog::Opened>, usize),
 }
 
 impl std::ops::Deref for Input {
@@ -16,6 +18,12 @@ impl std::ops::Deref for Input {
         match self {
             Input::Mapped(m) => m,
             Input::Read(v) => v,
+            Input::Entry(c, i) => c
+                .catalog
+                .entries
+                .get(*i)
+                .and_then(|e| c.dat.entry(e))
+                .unwrap_or(&[]),
         }
     }
 }
@@ -48,6 +56,15 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a reader
 /// never sees half a file and a failed run leaves no file behind.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_output_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_output`] for outputs written piece by piece (a catalog's `.dat`): `fill` writes into the
+/// temporary file, which replaces `path` only when it succeeds.
+pub fn write_output_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -61,7 +78,7 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         // No fsync: the rename already keeps readers from half a file, and a flush per output
         // costs a batch more than the conversion itself on slow disks.
-        f.write_all(bytes)?;
+        fill(&mut f)?;
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {

@@ -3,6 +3,7 @@
 
 pub mod anark;
 pub mod ani;
+pub mod catalog;
 pub mod emfx;
 pub mod m3;
 pub mod schema;

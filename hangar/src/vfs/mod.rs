@@ -7,8 +7,11 @@
 //! resolve the same way.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::formats::catalog;
 use crate::io::Input;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 mod folder;
 pub use folder::Folder;
@@ -47,19 +50,91 @@ fn outside(path: &str) -> Error {
 /// One source of game files.
 pub enum Layer {
     Folder(Folder),
+    Catalog(CatalogLayer),
 }
 
 impl Layer {
-    /// Where the file at the normalized path `norm` is, when this layer has it.
-    fn find(&self, norm: &str) -> Option<PathBuf> {
+    /// The bytes of the file at the normalized path `norm`, when this layer has it.
+    fn get(&self, norm: &str) -> Option<Result<Input>> {
         match self {
-            Layer::Folder(f) => f.find(norm),
+            Layer::Folder(f) => f.find(norm).map(|p| crate::io::read_input(&p)),
+            Layer::Catalog(c) => c.get(norm),
+        }
+    }
+
+    fn has(&self, norm: &str) -> bool {
+        match self {
+            Layer::Folder(f) => f.find(norm).is_some(),
+            Layer::Catalog(c) => c.index(norm).is_some(),
         }
     }
 
     fn files(&self, prefix: &str, out: &mut Vec<String>) {
         match self {
             Layer::Folder(f) => f.files(prefix, out),
+            Layer::Catalog(c) => c.files(prefix, out),
+        }
+    }
+}
+
+/// A `.cat` + `.dat` as a layer: entries found by normalized path (the later duplicate wins) and
+/// read as slices of the mapped `.dat`. An extension's `ext_` catalog sits below its folder
+/// (`mount`, e.g. `extensions/ego_dlc_split/`); `subst_` and the game's own catalogs at the root.
+pub struct CatalogLayer {
+    opened: Arc<catalog::Opened>,
+    index: HashMap<String, usize>,
+    mount: String,
+}
+
+impl CatalogLayer {
+    pub fn open(cat: &Path, mount: &str) -> Result<CatalogLayer> {
+        let opened = catalog::open(cat)?;
+        let index = opened.catalog.by_path();
+        let mount = normalize(mount)?;
+        let mount = if mount.is_empty() {
+            mount
+        } else {
+            format!("{mount}/")
+        };
+        Ok(CatalogLayer {
+            opened: Arc::new(opened),
+            index,
+            mount,
+        })
+    }
+
+    fn index(&self, norm: &str) -> Option<usize> {
+        let inner = norm.strip_prefix(self.mount.as_str())?;
+        self.index.get(inner).copied()
+    }
+
+    fn get(&self, norm: &str) -> Option<Result<Input>> {
+        let i = self.index(norm)?;
+        let o = &self.opened;
+        let e = o.catalog.entries.get(i)?;
+        if o.dat.entry(e).is_none() {
+            return Some(Err(Error::new(
+                ErrorKind::Truncated,
+                Some(e.offset),
+                format!("line {}", e.line),
+                format!(
+                    "{}: its {} bytes run past the end of the .dat ({} bytes)",
+                    e.path,
+                    e.size,
+                    o.dat.bytes().len()
+                ),
+            )
+            .in_file(&o.dat_path)));
+        }
+        Some(Ok(Input::Entry(Arc::clone(o), i)))
+    }
+
+    fn files(&self, prefix: &str, out: &mut Vec<String>) {
+        for k in self.index.keys() {
+            let full = format!("{}{k}", self.mount);
+            if prefix.is_empty() || full == prefix || full.starts_with(&format!("{prefix}/")) {
+                out.push(full);
+            }
         }
     }
 }
@@ -80,17 +155,52 @@ impl GameView {
         })
     }
 
-    /// The view a user names on the command line (`GAME` in `GAME::path`): a plain folder today.
+    /// The view a user names on the command line (`GAME` in `GAME::path`): one `.cat`, a game or
+    /// mod folder (its loose files, then its catalogs in override order, then each extension's), or
+    /// a plain folder.
     pub fn open(spec: &Path) -> Result<GameView> {
+        if spec.is_file() && crate::io::has_ext(spec, "cat") {
+            return Ok(GameView {
+                label: spec.display().to_string(),
+                layers: vec![Layer::Catalog(CatalogLayer::open(spec, "")?)],
+            });
+        }
         if spec.is_dir() {
-            return GameView::folder(spec);
+            let mut view = GameView::folder(spec)?;
+            for cat in catalogs_in(spec) {
+                view.push(Layer::Catalog(CatalogLayer::open(&cat, "")?));
+            }
+            let ext = spec.join("extensions");
+            let mut dirs: Vec<PathBuf> = std::fs::read_dir(&ext)
+                .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+                .unwrap_or_default();
+            dirs.retain(|d| d.is_dir());
+            dirs.sort();
+            for d in dirs {
+                let name = d
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                for cat in catalogs_in(&d) {
+                    let subst = cat
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().to_lowercase().starts_with("subst_"));
+                    let mount = if subst {
+                        String::new()
+                    } else {
+                        format!("extensions/{name}")
+                    };
+                    view.push(Layer::Catalog(CatalogLayer::open(&cat, &mount)?));
+                }
+            }
+            return Ok(view);
         }
         Err(Error::new(
-            ErrorKind::Unsupported,
+            ErrorKind::Io,
             None,
             "",
             format!(
-                "{}: a game view is a folder (catalogs are not read yet)",
+                "{}: not a game folder, a mod folder or a .cat file",
                 spec.display()
             ),
         ))
@@ -119,15 +229,15 @@ impl GameView {
 
     /// True when some layer holds `path`.
     pub fn exists(&self, path: &str) -> bool {
-        normalize(path).is_ok_and(|n| self.layers.iter().rev().any(|l| l.find(&n).is_some()))
+        normalize(path).is_ok_and(|n| self.layers.iter().rev().any(|l| l.has(&n)))
     }
 
     /// The bytes of the file at `path`.
     pub fn read(&self, path: &str) -> Result<Input> {
         let norm = normalize(path)?;
         for layer in self.layers.iter().rev() {
-            if let Some(found) = layer.find(&norm) {
-                return crate::io::read_input(&found);
+            if let Some(found) = layer.get(&norm) {
+                return found;
             }
         }
         Err(Error::new(
@@ -151,6 +261,33 @@ impl GameView {
     }
 }
 
+/// The data catalogs directly in `dir` in the order the game stacks them: `NN.cat`, then
+/// `ext_*.cat`, then `subst_*.cat`, each by name; `_sig.cat` signatures left out.
+fn catalogs_in(dir: &Path) -> Vec<PathBuf> {
+    let mut cats: Vec<(u8, String, PathBuf)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().to_lowercase();
+                    if !catalog::is_data_catalog(&name) || !e.path().is_file() {
+                        return None;
+                    }
+                    let rank = if name.starts_with("ext_") {
+                        1
+                    } else if name.starts_with("subst_") {
+                        2
+                    } else {
+                        0
+                    };
+                    Some((rank, name, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    cats.sort();
+    cats.into_iter().map(|c| c.2).collect()
+}
+
 /// True when `dir` looks like the root of the game or of a mod.
 fn is_game_root(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
@@ -159,6 +296,14 @@ fn is_game_root(dir: &Path) -> bool {
             (n == "assets" || n == "libraries") && e.path().is_dir()
         })
     })
+}
+
+/// The bytes a command-line argument names: `GAME::path` through the game view, else the file.
+pub fn read_arg(arg: &Path) -> Result<Input> {
+    if let Some((game, inside)) = arg.to_str().and_then(split_spec) {
+        return GameView::open(&game)?.read(inside);
+    }
+    crate::io::read_input(arg)
 }
 
 /// `GAME::path/inside` on the command line: the game (folder or catalog) and the path inside it.
@@ -196,5 +341,48 @@ mod tests {
         assert_eq!(p, "assets/units");
         assert!(split_spec("plain/path.xmf").is_none());
         assert!(split_spec("::x").is_none());
+    }
+
+    fn cat(dir: &Path, name: &str, files: &[(&str, &[u8])]) {
+        let mut text = String::new();
+        let mut dat = Vec::new();
+        for (p, b) in files {
+            text.push_str(&format!("{p} {} 0 {}\n", b.len(), catalog::md5_hex(b)));
+            dat.extend_from_slice(b);
+        }
+        std::fs::write(dir.join(name), text).unwrap();
+        std::fs::write(catalog::dat_path(&dir.join(name)), dat).unwrap();
+    }
+
+    #[test]
+    fn a_game_folder_stacks_catalogs_and_extensions() {
+        let root = std::env::temp_dir().join(format!("hangar-vfs-game-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let ext = root.join("extensions/ego_dlc_x");
+        std::fs::create_dir_all(&ext).unwrap();
+        cat(
+            &root,
+            "01.cat",
+            &[(r"Assets\\A.xml", b"one"), ("assets/b.xml", b"bee")],
+        );
+        cat(&root, "02.cat", &[("assets/a.xml", b"two")]);
+        cat(&root, "01_sig.cat", &[("assets/a.xml", b"signature")]);
+        cat(&ext, "ext_01.cat", &[("assets/a.xml", b"own")]);
+        cat(&ext, "subst_01.cat", &[("assets/b.xml", b"replaced")]);
+        let v = GameView::open(&root).unwrap();
+        assert_eq!(&*v.read("ASSETS/a.xml").unwrap(), b"two");
+        assert_eq!(&*v.read("assets/b.xml").unwrap(), b"replaced");
+        assert_eq!(
+            &*v.read("extensions/ego_dlc_x/assets/a.xml").unwrap(),
+            b"own"
+        );
+        assert_eq!(
+            v.files("assets").unwrap(),
+            vec!["assets/a.xml", "assets/b.xml"]
+        );
+        let one = GameView::open(&root.join("01.cat")).unwrap();
+        assert_eq!(&*one.read(r"assets\\a.XML").unwrap(), b"one");
+        assert!(one.read("assets/c.xml").is_err());
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

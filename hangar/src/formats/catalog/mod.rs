@@ -1,0 +1,183 @@
+//! X4 / X Rebirth catalogs: a `.cat` text index (`path size mtime md5` a line) and a `.dat` holding
+//! the files back to back in index order, so an entry's offset is the sum of the sizes before it.
+//!
+//! The `.dat` is never read whole: it is memory-mapped and entries are sliced out of the map.
+
+use crate::error::{Error, ErrorKind, Result, Warning};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+mod read;
+mod verify;
+mod write;
+
+pub use read::read;
+pub use verify::{diagnose_line_endings, verify, Damage, Verdict, GITATTRIBUTES};
+pub use verify::{md5_hex, md5_matches, LineEndings};
+pub use write::{extract, glob_matches, pack, pack_name, safe_destination, write_index, Extracted};
+
+/// One line of a `.cat`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Entry {
+    /// The path as the catalog spells it (may use `\`, any case, spaces).
+    pub path: String,
+    pub size: u64,
+    /// Unix seconds.
+    pub mtime: i64,
+    /// 32 hex digits as written (Egosoft writes 32 zeros for an empty file).
+    pub md5: String,
+    /// Where the entry starts in the `.dat`: the sum of the sizes before it.
+    pub offset: u64,
+    /// 1-based line in the `.cat`, for messages.
+    pub line: usize,
+}
+
+/// A line of the `.cat` that could not be read as an entry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BadLine {
+    pub line: usize,
+    pub message: String,
+}
+
+/// A parsed `.cat`.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub entries: Vec<Entry>,
+    /// Lines that do not parse: the entries after one may sit at wrong offsets.
+    pub bad_lines: Vec<BadLine>,
+    /// True when lines end in CR LF (a `.cat` that went through git's line-ending conversion).
+    pub crlf: bool,
+}
+
+impl Catalog {
+    /// Sum of all sizes: how long the `.dat` must be.
+    pub fn data_len(&self) -> u64 {
+        self.entries
+            .last()
+            .map_or(0, |e| e.offset.saturating_add(e.size))
+    }
+
+    /// The index of each normalized game path; a later duplicate wins, as in the game.
+    pub fn by_path(&self) -> HashMap<String, usize> {
+        let mut map = HashMap::with_capacity(self.entries.len());
+        for (i, e) in self.entries.iter().enumerate() {
+            if let Ok(n) = crate::vfs::normalize(&e.path) {
+                map.insert(n, i);
+            }
+        }
+        map
+    }
+}
+
+/// The `.dat` beside a `.cat` (same name, same case of the extension when it exists).
+pub fn dat_path(cat: &Path) -> PathBuf {
+    let upper = cat
+        .extension()
+        .is_some_and(|e| e.to_string_lossy() == "CAT");
+    cat.with_extension(if upper { "DAT" } else { "dat" })
+}
+
+/// A memory-mapped `.dat` (an empty one is not mapped: a zero-length map is an error on some
+/// systems).
+pub struct Dat {
+    map: Option<memmap2::Mmap>,
+}
+
+impl Dat {
+    pub fn open(path: &Path) -> Result<Dat> {
+        let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len == 0 {
+            return Ok(Dat { map: None });
+        }
+        // SAFETY: read-only map; hangar never writes to an input. A .dat changed by another program
+        // while mapped gives wrong bytes, which the md5 check reports.
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
+        Ok(Dat { map: Some(map) })
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    /// The bytes of `e`, or `None` when they run past the end of the `.dat`.
+    pub fn entry(&self, e: &Entry) -> Option<&[u8]> {
+        let start = usize::try_from(e.offset).ok()?;
+        let end = start.checked_add(usize::try_from(e.size).ok()?)?;
+        self.bytes().get(start..end)
+    }
+}
+
+/// A `.cat` with its `.dat`: what the commands and the game view work on.
+pub struct Opened {
+    pub cat_path: PathBuf,
+    pub dat_path: PathBuf,
+    pub catalog: Catalog,
+    pub warnings: Vec<Warning>,
+    pub dat: Dat,
+}
+
+/// Opens `cat` and maps the `.dat` beside it.
+pub fn open(cat: &Path) -> Result<Opened> {
+    let text = std::fs::read(cat).map_err(|e| Error::io(cat, e))?;
+    let (catalog, warnings) = read(&text).map_err(|e| e.in_file(cat))?;
+    let dat_path = dat_path(cat);
+    let dat = Dat::open(&dat_path)?;
+    Ok(Opened {
+        cat_path: cat.to_path_buf(),
+        dat_path,
+        catalog,
+        warnings,
+        dat,
+    })
+}
+
+/// What changed from catalog `a` to catalog `b`, by game path (case and separators ignored).
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Diff {
+    pub added: Vec<String>,
+    pub changed: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+/// Compares two catalogs by size and md5 (the bytes are not read).
+pub fn diff(a: &Catalog, b: &Catalog) -> Diff {
+    let (ma, mb) = (a.by_path(), b.by_path());
+    let mut d = Diff::default();
+    for (path, &ib) in &mb {
+        match ma.get(path) {
+            None => d.added.push(path.clone()),
+            Some(&ia) => {
+                let (ea, eb) = (a.entries.get(ia), b.entries.get(ib));
+                let same = ea
+                    .zip(eb)
+                    .is_some_and(|(x, y)| x.size == y.size && x.md5.eq_ignore_ascii_case(&y.md5));
+                if !same {
+                    d.changed.push(path.clone());
+                }
+            }
+        }
+    }
+    d.removed = ma
+        .keys()
+        .filter(|p| !mb.contains_key(*p))
+        .cloned()
+        .collect();
+    d.added.sort();
+    d.changed.sort();
+    d.removed.sort();
+    d
+}
+
+/// True when `name` is a catalog the game reads as data (not a `_sig.cat` signature).
+pub fn is_data_catalog(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.ends_with(".cat") && !n.ends_with("_sig.cat")
+}
+
+fn refused(line: usize, message: String) -> Error {
+    Error::new(ErrorKind::Refused, None, format!("line {line}"), message)
+}
+
+#[cfg(test)]
+mod tests;
