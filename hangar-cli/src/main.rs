@@ -99,7 +99,34 @@ enum Command {
         /// nodes by name) or .xpm (matched to morph targets by name).
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
+        /// A folder searched first for the model's textures (repeatable); paths inside the model
+        /// are matched as the game does (any case, `\` or `/`, `.gz` for `.dds`).
+        #[arg(long = "textures-from", value_name = "DIR")]
+        textures_from: Vec<PathBuf>,
+        /// The game or mod folder the model belongs to (the same as `GAME::path` as INPUT): its
+        /// textures and libraries are looked up there.
+        #[arg(long, value_name = "GAME")]
+        game: Option<PathBuf>,
+        /// embed: the textures become PNG images inside the glTF; none: only their paths are kept
+        /// (in the materials' extras).
+        #[arg(long, value_enum, default_value = "embed")]
+        textures: TextureMode,
+        /// PNG compression for converted textures: fast (default; they are intermediates) or best.
+        #[arg(long = "png-compression", value_enum, default_value = "fast")]
+        png_compression: PngLevel,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TextureMode {
+    Embed,
+    None,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PngLevel {
+    Fast,
+    Best,
 }
 
 fn main() -> ExitCode {
@@ -113,7 +140,24 @@ fn main() -> ExitCode {
             output,
             to,
             motions,
+            textures_from,
+            game,
+            textures,
+            png_compression,
         } => {
+            let png = match png_compression {
+                PngLevel::Fast => hangar::formats::dds::PngCompression::Fast,
+                PngLevel::Best => hangar::formats::dds::PngCompression::Best,
+            };
+            let tex = TexArgs {
+                from: textures_from,
+                game,
+                mode: match textures {
+                    TextureMode::Embed => hangar::textures::Mode::Embed,
+                    TextureMode::None => hangar::textures::Mode::None,
+                },
+                png,
+            };
             let one_file = matches!(Output::from_path(&output), Ok(Output::Glb | Output::Gltf))
                 && !output.is_dir();
             if input.is_dir() && one_file && motions.is_empty() {
@@ -127,7 +171,7 @@ fn main() -> ExitCode {
                     ))
                 }
             } else {
-                convert_one(&input, &output, &motions, true).map(|_| true)
+                convert_model(&input, &output, &motions, &tex).map(|_| true)
             }
         }
     };
@@ -261,6 +305,57 @@ fn validate(files: &[PathBuf], json: bool) -> Result<bool> {
     Ok(errors == 0)
 }
 
+struct TexArgs {
+    from: Vec<PathBuf>,
+    game: Option<PathBuf>,
+    mode: hangar::textures::Mode,
+    png: hangar::formats::dds::PngCompression,
+}
+
+/// One model (or texture, to .png), with the texture options; INPUT may be `GAME::path`.
+fn convert_model(input: &Path, output: &Path, motions: &[PathBuf], tex: &TexArgs) -> Result<()> {
+    let spec = input.to_string_lossy().into_owned();
+    let (game, input_path, bytes) = match hangar::vfs::split_spec(&spec) {
+        Some((game, inside)) => {
+            let view = hangar::vfs::GameView::open(&game)?;
+            let bytes = view.read(inside)?;
+            (Some(view), game.join(inside), bytes)
+        }
+        None => (None, input.to_path_buf(), hangar::io::read_input(input)?),
+    };
+    if hangar::io::same_file(&input_path, output) {
+        bail!(
+            "{}: refusing to write over the input; pick another output name",
+            output.display()
+        );
+    }
+    if hangar::io::has_ext(output, "png") {
+        let png =
+            hangar::formats::dds::to_png(&bytes, tex.png).map_err(|e| e.in_file(&input_path))?;
+        for w in &png.warnings {
+            eprintln!("warning: {}: {w}", input_path.display());
+        }
+        hangar::io::write_output(output, &png.bytes)?;
+        let (w, h, n) = (png.width, png.height, png.bytes.len());
+        eprintln!("wrote {} ({w}x{h}, {n} bytes)", output.display());
+        return Ok(());
+    }
+    let mut views = Vec::new();
+    for d in &tex.from {
+        views.push(hangar::vfs::GameView::open(d)?);
+    }
+    if let Some(g) = &tex.game {
+        views.push(hangar::vfs::GameView::open(g)?);
+    }
+    views.extend(game);
+    let opts = hangar::textures::Options {
+        views,
+        mode: tex.mode,
+        png: tex.png,
+    };
+    convert_bytes(&input_path, &bytes, output, motions, true, &opts)
+}
+
 fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) -> Result<()> {
     if hangar::io::same_file(input, output) {
         bail!(
@@ -270,7 +365,19 @@ fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) 
     }
     Output::from_path(output)?;
     let bytes = hangar::io::read_input(input)?;
-    let opened = any::open(&bytes, input)?;
+    convert_bytes(input, &bytes, output, motions, verbose, &Default::default())
+}
+
+fn convert_bytes(
+    input: &Path,
+    bytes: &[u8],
+    output: &Path,
+    motions: &[PathBuf],
+    verbose: bool,
+    textures: &hangar::textures::Options,
+) -> Result<()> {
+    Output::from_path(output)?;
+    let opened = any::open(bytes, input)?;
     let motion_bytes = motions
         .iter()
         .map(|m| hangar::io::read_input(m).map_err(anyhow::Error::from))
@@ -285,7 +392,7 @@ fn convert_one(input: &Path, output: &Path, motions: &[PathBuf], verbose: bool) 
         .zip(&motion_files)
         .map(|(m, o)| (m.display().to_string(), o))
         .collect();
-    let (out, warnings) = any::convert_with(&opened, input, output, &labels)?;
+    let (out, warnings) = any::convert_textured(&opened, input, output, &labels, textures)?;
     if verbose {
         for w in opened.warnings.iter().chain(&warnings) {
             eprintln!("warning: {}: {w}", input.display());

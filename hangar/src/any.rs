@@ -480,7 +480,18 @@ pub fn convert_with(
     output: &Path,
     motions: &[(String, &Opened<'_>)],
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
-    convert_inner(opened, input, output, motions).map_err(|e| e.in_file(output))
+    convert_textured(opened, input, output, motions, &Default::default())
+}
+
+/// [`convert_with`] with texture options (where to look, embed or not, PNG compression).
+pub fn convert_textured(
+    opened: &Opened<'_>,
+    input: &Path,
+    output: &Path,
+    motions: &[(String, &Opened<'_>)],
+    textures: &crate::textures::Options,
+) -> Result<(Vec<u8>, Vec<Warning>)> {
+    convert_inner(opened, input, output, motions, textures).map_err(|e| e.in_file(output))
 }
 
 fn convert_inner(
@@ -488,6 +499,7 @@ fn convert_inner(
     input: &Path,
     output: &Path,
     motions: &[(String, &Opened<'_>)],
+    textures: &crate::textures::Options,
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
     let kind = Output::from_path(output)?;
     if !motions.is_empty() && !matches!(kind, Output::Glb | Output::Gltf) {
@@ -554,11 +566,12 @@ fn convert_inner(
         (Output::Json, _) => Ok((doc.dump()?.into_bytes(), Vec::new())),
         (Output::Glb | Output::Gltf | Output::Obj, _) => {
             let (mut scene, mut warnings) = doc.to_scene_with(&name, motions)?;
-            link_textures(&mut scene, input, output, &mut warnings);
+            let (images, w) = crate::textures::resolve(&mut scene, input, textures);
+            warnings.extend(w);
             let bytes = match kind {
                 Output::Obj => crate::obj::to_obj(&scene),
                 _ => {
-                    let e = crate::gltf::to_gltf(&scene)?;
+                    let e = crate::gltf::export::to_gltf_with(&scene, Some(&images))?;
                     warnings.extend(e.warnings.iter().cloned());
                     if kind == Output::Glb {
                         e.to_glb()?
@@ -569,42 +582,6 @@ fn convert_inner(
             };
             Ok((bytes, warnings))
         }
-    }
-}
-
-/// Points each material's textures at the image files found on disk (see [`crate::io::TextureSearch`]);
-/// a texture that is not there is left out of the glTF (a dangling URI is an error to glTF tools)
-/// and stays named in the material's `extras`.
-fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut Vec<Warning>) {
-    let t = |m: &crate::model::Material| m.textures != crate::model::Textures::default();
-    if !scene.materials.iter().any(t) {
-        return;
-    }
-    let mut missing = Vec::new();
-    let search = crate::io::TextureSearch::new(input, output);
-    for m in &mut scene.materials {
-        let t = &mut m.textures;
-        for slot in [&mut t.base_color, &mut t.normal, &mut t.emissive] {
-            if let Some(path) = slot.take() {
-                match search.find(&path) {
-                    Some(found) => *slot = Some(found),
-                    None => missing.push(path),
-                }
-            }
-        }
-    }
-    missing.sort();
-    missing.dedup();
-    if !missing.is_empty() {
-        warnings.push(Warning::new(
-            None,
-            "materials",
-            format!(
-                "{} textures were not found beside the output or above the input, so the glTF names them only in the materials' extras: {}",
-                missing.len(),
-                missing.join(", ")
-            ),
-        ));
     }
 }
 

@@ -2,6 +2,7 @@
 //! (`read`), writing (`write`), checking (`check`) and the neutral-model adapter (`mesh`).
 
 pub mod ani;
+pub mod dds;
 pub mod emfx;
 pub mod m3;
 pub mod schema;
