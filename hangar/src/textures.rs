@@ -212,7 +212,12 @@ mod tests {
         );
         assert_eq!(
             Search::candidates("assets/x/b"),
-            vec!["assets/x/b.gz", "assets/x/b.dds", "assets/x/b.png", "assets/x/b"]
+            vec![
+                "assets/x/b.gz",
+                "assets/x/b.dds",
+                "assets/x/b.png",
+                "assets/x/b"
+            ]
         );
     }
 }
