@@ -6,6 +6,7 @@
 
 use crate::error::Warning;
 use crate::formats::dds::{self, PngCompression};
+use crate::formats::x4xml::material_library::Library;
 use crate::model::Scene;
 use crate::vfs::GameView;
 use rayon::prelude::*;
@@ -21,6 +22,8 @@ pub enum Mode {
     /// No images: texture paths are kept in the materials' extras only.
     None,
 }
+
+const LIBRARY: &str = "libraries/material_library.xml";
 
 /// Options of a model conversion that concern textures.
 #[derive(Default)]
@@ -96,6 +99,32 @@ impl<'a> Search<'a> {
         out
     }
 
+    /// X4's material library as the views make it: each view's `libraries/material_library.xml`
+    /// in search order (the game's, then the mod's), a `<diff>` applied onto what came before.
+    pub fn material_library(&self) -> (Option<Library>, Vec<Warning>) {
+        let mut lib: Option<Library> = None;
+        let mut warnings = Vec::new();
+        let mut seen = Vec::new();
+        for v in self.all() {
+            if seen.contains(&&v.label) {
+                continue;
+            }
+            seen.push(&v.label);
+            let Ok(bytes) = v.read(LIBRARY) else { continue };
+            let text = String::from_utf8_lossy(&bytes);
+            let l = lib.get_or_insert_with(Library::default);
+            match l.apply(&text) {
+                Ok(w) => warnings.extend(w),
+                Err(e) => warnings.push(Warning::new(
+                    e.offset,
+                    e.path,
+                    format!("{} in {}: {}", LIBRARY, v.label, e.message),
+                )),
+            }
+        }
+        (lib, warnings)
+    }
+
     /// The bytes of the texture the game names `path`, or the paths looked for.
     pub fn read(&self, path: &str) -> Result<crate::io::Input, String> {
         let cands = Self::candidates(path);
@@ -127,6 +156,17 @@ type Found = (String, Result<Vec<u8>, String>, Vec<Warning>);
 /// Its path stays in the material's extras where the format reader put it.
 pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Images, Vec<Warning>) {
     let mut warnings = Vec::new();
+    let search = Search::new(model, &opts.views);
+    // X4 names materials `collection.material`; the library knows their textures.
+    let untextured =
+        |m: &crate::model::Material| m.textures == Default::default() && m.name.contains('.');
+    if scene.materials.iter().any(untextured) {
+        let (lib, w) = search.material_library();
+        warnings.extend(w);
+        if let Some(lib) = lib {
+            lib.apply_to_scene(scene);
+        }
+    }
     let mut wanted: Vec<String> = scene
         .materials
         .iter()
@@ -148,7 +188,6 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Images, Vec<
         }
         return (Images::new(), warnings);
     }
-    let search = Search::new(model, &opts.views);
     let results: Vec<Found> = wanted
         .par_iter()
         .map(|p| match search.read(p) {

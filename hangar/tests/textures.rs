@@ -249,3 +249,45 @@ fn a_gzip_bomb_stops_at_the_size_its_header_allows() {
     assert_eq!(e.kind, ErrorKind::Refused);
     assert!(e.message.contains("136 bytes"), "{}", e.message);
 }
+
+#[test]
+fn x4_parts_get_their_textures_from_the_mods_material_library() {
+    let Some(root) = textures_root() else { return };
+    let out = common::gltf_out("textures_x4");
+    // (part, material, base colour size, normal size)
+    let parts = [
+        ("DeadAirRT__deadairfactionamarr/assets/units/size_m/ship_dam_m_coercer_data/part_main-lod0.xmf", "coercer.evemata", (1024, 1024), Some((1024, 1024))),
+        ("UniTrader__UTFactionLogos/assets/markings/logos/faction_argongovernment/data/10m/part_main-lod0.xmf", "logos.faction_argongovernment", (512, 512), None),
+    ];
+    for (i, (rel, name, base, normal)) in parts.into_iter().enumerate() {
+        let path = root.join(rel);
+        let bytes = std::fs::read(&path).unwrap();
+        let opened = hangar::any::open(&bytes, &path).unwrap();
+        let dest = out.join(format!("part{i}.glb"));
+        let (glb, warnings) = hangar::any::convert(&opened, &path, &dest).unwrap();
+        assert!(
+            warnings.iter().all(|w| !w.message.contains("left out")),
+            "{warnings:?}"
+        );
+        std::fs::write(&dest, &glb).unwrap();
+        let (doc, blob) = common::load_glb(&glb);
+        let m = doc.materials().find(|m| m.name() == Some(name)).unwrap();
+        let size = |t: gltf::Texture<'_>| {
+            let gltf::image::Source::View { view, mime_type } = t.source().source() else {
+                panic!("{rel}: not embedded")
+            };
+            assert_eq!(mime_type, "image/png");
+            dds::png_size(&blob[view.offset()..view.offset() + view.length()]).unwrap()
+        };
+        let b = m.pbr_metallic_roughness().base_color_texture().unwrap();
+        assert_eq!(size(b.texture()), base, "{rel}");
+        assert_eq!(
+            m.normal_texture().map(|n| size(n.texture())),
+            normal,
+            "{rel}"
+        );
+        // The library's other layers stay named in extras.
+        let extras = m.extras().as_ref().unwrap().get();
+        assert!(extras.contains("diffuse_map"), "{extras}");
+    }
+}

@@ -6,4 +6,5 @@ pub mod dds;
 pub mod emfx;
 pub mod m3;
 pub mod schema;
+pub mod x4xml;
 pub mod xmf;
