@@ -9,7 +9,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::Path;
 
-pub fn convert_view(view: &GameView, prefix: &str, output: &Path, to: &str) -> Result<bool> {
+pub fn convert_view(
+    view: &GameView,
+    prefix: &str,
+    output: &Path,
+    to: &str,
+    tex: &hangar::textures::Options,
+) -> Result<bool> {
     any::check_output(Path::new(&format!("x.{to}")))?;
     // Only files hangar can read as models: a look at the first bytes (a slice of the mapped .dat).
     let files: Vec<String> = view
@@ -35,7 +41,7 @@ pub fn convert_view(view: &GameView, prefix: &str, output: &Path, to: &str) -> R
     let failures: Vec<(String, String)> = files
         .par_iter()
         .filter_map(|f| {
-            let r = convert_entry(view, f, output, to);
+            let r = convert_entry(view, f, output, to, tex);
             bar.inc(1);
             r.err().map(|e| (f.clone(), format!("{e:#}")))
         })
@@ -68,7 +74,13 @@ pub fn convert_view(view: &GameView, prefix: &str, output: &Path, to: &str) -> R
     Ok(failures.is_empty())
 }
 
-fn convert_entry(view: &GameView, game_path: &str, output: &Path, to: &str) -> Result<()> {
+fn convert_entry(
+    view: &GameView,
+    game_path: &str,
+    output: &Path,
+    to: &str,
+    tex: &hangar::textures::Options,
+) -> Result<()> {
     let bytes = view.read(game_path)?;
     let label = Path::new(game_path);
     let opened = any::open(&bytes, label)?;
@@ -76,7 +88,7 @@ fn convert_entry(view: &GameView, game_path: &str, output: &Path, to: &str) -> R
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    let (out, _warnings) = any::convert_with(&opened, label, &dest, &[])?;
+    let (out, _warnings) = any::convert_textured(&opened, label, &dest, &[], tex)?;
     hangar::io::write_output(&dest, &out)?;
     Ok(())
 }

@@ -129,6 +129,8 @@ enum Command {
         /// Files converted at once in a folder conversion (default: one per core).
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         jobs: Option<u16>,
+        #[command(flatten)]
+        textures: TextureArgs,
     },
     /// Print the Anark name hash of each NAME (as .bgf/.bgp/.bsg files store names): signed decimal,
     /// then hex. Attribute keys use the low 27 bits (`hangar hash opacity`).
@@ -141,6 +143,62 @@ enum Command {
         #[command(subcommand)]
         cmd: cat::CatCommand,
     },
+}
+
+/// Where a model's textures are found and how the glTF carries them.
+#[derive(clap::Args)]
+struct TextureArgs {
+    /// A folder searched first for the model's textures (repeatable); paths inside the model
+    /// are matched as the game does (any case, `\` or `/`, `.gz` for `.dds`).
+    #[arg(long = "textures-from", value_name = "DIR")]
+    textures_from: Vec<PathBuf>,
+    /// The game or mod folder (or one .cat) the model belongs to, as with `GAME::path` as INPUT:
+    /// its textures and material library are looked up there.
+    #[arg(long, value_name = "GAME")]
+    game: Option<PathBuf>,
+    /// embed: the textures become PNG images inside the glTF; none: only their paths are kept
+    /// (in the materials' extras).
+    #[arg(long, value_enum, default_value = "embed")]
+    textures: TextureMode,
+    /// PNG compression for converted textures: fast (default; they are intermediates) or best.
+    #[arg(long = "png-compression", value_enum, default_value = "fast")]
+    png_compression: PngLevel,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TextureMode {
+    Embed,
+    None,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PngLevel {
+    Fast,
+    Best,
+}
+
+impl TextureArgs {
+    /// The library's texture options; `input`'s game (`GAME::path`) is searched after the user's.
+    fn options(&self, input: &Path) -> Result<hangar::textures::Options> {
+        let mut views = Vec::new();
+        for d in self.textures_from.iter().chain(&self.game) {
+            views.push(hangar::vfs::GameView::open(d)?);
+        }
+        if let Some((game, _)) = input.to_str().and_then(hangar::vfs::split_spec) {
+            views.push(hangar::vfs::GameView::open(&game)?);
+        }
+        Ok(hangar::textures::Options {
+            views,
+            mode: match self.textures {
+                TextureMode::Embed => hangar::textures::Mode::Embed,
+                TextureMode::None => hangar::textures::Mode::None,
+            },
+            png: match self.png_compression {
+                PngLevel::Fast => hangar::formats::dds::PngCompression::Fast,
+                PngLevel::Best => hangar::formats::dds::PngCompression::Best,
+            },
+        })
+    }
 }
 
 fn main() -> ExitCode {
@@ -164,7 +222,9 @@ fn main() -> ExitCode {
             to,
             motions,
             jobs,
+            textures,
         } => set_jobs(jobs).and_then(|_| {
+            let tex = textures.options(&input)?;
             // `GAME::folder`: a batch through the game view (a file inside the view is one file).
             let game_folder =
                 input
@@ -175,8 +235,8 @@ fn main() -> ExitCode {
                         (!view.exists(inside)).then(|| (view, inside.to_string()))
                     });
             match game_folder {
-                Some((view, inside)) => batch::convert_view(&view, &inside, &output, &to),
-                None => convert(&input, &output, &to, &motions, verbose),
+                Some((view, inside)) => batch::convert_view(&view, &inside, &output, &to, &tex),
+                None => convert(&input, &output, &to, &motions, verbose, &tex),
             }
         }),
     };
@@ -337,13 +397,14 @@ fn convert(
     to: &str,
     motions: &[PathBuf],
     verbose: bool,
+    tex: &hangar::textures::Options,
 ) -> Result<bool> {
     if motions.is_empty() && any::writes_component(input, output) {
         write_component(input, output)?;
         return Ok(true);
     }
     if !input.is_dir() {
-        convert_one(input, output, motions, verbose)?;
+        convert_one(input, output, motions, verbose, tex)?;
         return Ok(true);
     }
     if !motions.is_empty() {
@@ -356,7 +417,7 @@ fn convert(
                 .any(|x| e.eq_ignore_ascii_case(x))
         });
     if one_file {
-        convert_component(input, output, verbose)?;
+        convert_component(input, output, verbose, tex)?;
         return Ok(true);
     }
     if !output.is_dir() && output.extension().is_some() {
@@ -365,7 +426,7 @@ fn convert(
             output.display()
         );
     }
-    convert_folder(input, output, to, verbose)
+    convert_folder(input, output, to, verbose, tex)
 }
 
 /// `--motion` files are named in the glTF by their stem, made unique.
@@ -392,6 +453,7 @@ fn convert_one(
     output: &Path,
     motions: &[PathBuf],
     verbose: bool,
+    tex: &hangar::textures::Options,
 ) -> Result<Vec<String>> {
     if hangar::io::same_file(input, output) {
         bail!(
@@ -399,8 +461,11 @@ fn convert_one(
             output.display()
         );
     }
-    any::check_output(output)?;
     let bytes = hangar::vfs::read_arg(input)?;
+    if hangar::io::has_ext(output, "png") {
+        return texture_to_png(input, &bytes, output, tex.png);
+    }
+    any::check_output(output)?;
     let opened = any::open(&bytes, input)?;
     let motion_bytes = motions
         .iter()
@@ -415,7 +480,7 @@ fn convert_one(
         .into_iter()
         .zip(&motion_files)
         .collect();
-    let (out, warnings) = any::convert_with(&opened, input, output, &labels)?;
+    let (out, warnings) = any::convert_textured(&opened, input, output, &labels, tex)?;
     print_warnings(input, &opened.warnings, verbose);
     print_warnings(input, &warnings, verbose);
     for (m, o) in motions.iter().zip(&motion_files) {
@@ -445,8 +510,35 @@ fn convert_one(
     Ok(all)
 }
 
-fn convert_component(input: &Path, output: &Path, verbose: bool) -> Result<()> {
-    let (bytes, warnings) = any::convert_component(input, output)?;
+/// A texture (.dds, or X4's .gz) as a PNG image.
+fn texture_to_png(
+    input: &Path,
+    bytes: &[u8],
+    output: &Path,
+    level: hangar::formats::dds::PngCompression,
+) -> Result<Vec<String>> {
+    let png = hangar::formats::dds::to_png(bytes, level).map_err(|e| e.in_file(input))?;
+    let warnings: Vec<String> = png
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {w}", input.display()))
+        .collect();
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    hangar::io::write_output(output, &png.bytes)?;
+    let (w, h, n) = (png.width, png.height, png.bytes.len());
+    eprintln!("wrote {} ({w}x{h}, {n} bytes)", output.display());
+    Ok(warnings)
+}
+
+fn convert_component(
+    input: &Path,
+    output: &Path,
+    verbose: bool,
+    tex: &hangar::textures::Options,
+) -> Result<()> {
+    let (bytes, warnings) = any::convert_component(input, output, tex)?;
     print_warnings(input, &warnings, verbose);
     hangar::io::write_output(output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
@@ -479,7 +571,13 @@ fn write_component(input: &Path, output: &Path) -> Result<()> {
     Ok(())
 }
 
-fn convert_folder(input: &Path, output: &Path, to: &str, verbose: bool) -> Result<bool> {
+fn convert_folder(
+    input: &Path,
+    output: &Path,
+    to: &str,
+    verbose: bool,
+    tex: &hangar::textures::Options,
+) -> Result<bool> {
     any::check_output(Path::new(&format!("x.{to}")))?;
     // One clear error for an output folder that cannot be written, before any work.
     std::fs::create_dir_all(output)
@@ -517,7 +615,7 @@ fn convert_folder(input: &Path, output: &Path, to: &str, verbose: bool) -> Resul
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .map_err(anyhow::Error::from)
-                .and_then(|_| convert_one(&j.input, &j.output, &j.motions, verbose));
+                .and_then(|_| convert_one(&j.input, &j.output, &j.motions, verbose, tex));
             bar.inc(1);
             (j, r)
         })

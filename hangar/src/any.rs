@@ -298,12 +298,16 @@ impl FileFormat for DumpFormat {
 }
 
 /// Writes a neutral scene as glTF (`.glb`, `.gltf`) or OBJ.
-fn scene_output(scene: &Scene, output: &Path) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
+fn scene_output(
+    scene: &Scene,
+    output: &Path,
+    images: Option<&crate::textures::Images>,
+) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
     let ext = ext_of(output);
     let bytes = match ext.as_str() {
         "obj" => return Some(Ok((crate::obj::to_obj(scene), Vec::new()))),
         "glb" | "gltf" => (|| {
-            let e = crate::gltf::to_gltf(scene)?;
+            let e = crate::gltf::export::to_gltf_with(scene, images)?;
             let bytes = if ext == "glb" {
                 e.to_glb()?
             } else {
@@ -371,7 +375,18 @@ pub fn convert_with(
     output: &Path,
     motions: &[(String, &Opened<'_>)],
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
-    convert_inner(opened, input, output, motions).map_err(|mut e| {
+    convert_textured(opened, input, output, motions, &Default::default())
+}
+
+/// [`convert_with`] with texture options (where to look, embed or not, PNG compression).
+pub fn convert_textured(
+    opened: &Opened<'_>,
+    input: &Path,
+    output: &Path,
+    motions: &[(String, &Opened<'_>)],
+    textures: &crate::textures::Options,
+) -> Result<(Vec<u8>, Vec<Warning>)> {
+    convert_inner(opened, input, output, motions, textures).map_err(|mut e| {
         // A refused output is the input's doing: name both.
         if e.file.is_none() {
             e.message = format!("{} (converting {})", e.message, input.display());
@@ -385,6 +400,7 @@ fn convert_inner(
     input: &Path,
     output: &Path,
     motions: &[(String, &Opened<'_>)],
+    textures: &crate::textures::Options,
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
     check_output(output)?;
     let ext = ext_of(output);
@@ -407,8 +423,9 @@ fn convert_inner(
         warnings.extend(w);
         return Ok((bytes, warnings));
     }
-    link_textures(&mut scene, input, output, &mut warnings);
-    match scene_output(&scene, output) {
+    let (images, w) = crate::textures::resolve(&mut scene, input, textures);
+    warnings.extend(w);
+    match scene_output(&scene, output, Some(&images)) {
         Some(r) => {
             let (bytes, w) = r?;
             warnings.extend(w);
@@ -425,53 +442,20 @@ fn convert_inner(
     }
 }
 
-/// Points each material's textures at the image files found on disk (see [`crate::io::TextureSearch`]);
-/// a texture that is not there is left out of the glTF (a dangling URI is an error to glTF tools)
-/// and stays named in the material's `extras`.
-fn link_textures(scene: &mut Scene, input: &Path, output: &Path, warnings: &mut Vec<Warning>) {
-    let t = |m: &crate::model::Material| m.textures != crate::model::Textures::default();
-    if !scene.materials.iter().any(t) {
-        return;
-    }
-    let mut missing = Vec::new();
-    let search = crate::io::TextureSearch::new(input, output);
-    for m in &mut scene.materials {
-        let t = &mut m.textures;
-        for slot in [&mut t.base_color, &mut t.normal, &mut t.emissive] {
-            if let Some(path) = slot.take() {
-                match search.find(&path) {
-                    Some(found) => *slot = Some(found),
-                    None => missing.push(path),
-                }
-            }
-        }
-    }
-    missing.sort();
-    missing.dedup();
-    if !missing.is_empty() {
-        // Textures usually live elsewhere in the game's files: not a problem of the model.
-        warnings.push(Warning::note(
-            None,
-            "materials",
-            format!(
-                "{} textures were not found beside the output or above the input, so the glTF names them only in the materials' extras: {}",
-                missing.len(),
-                missing.join(", ")
-            ),
-        ));
-    }
-}
-
 /// A component as one glTF file: its XML (see [`crate::assemble`]), a `_data` folder with the XML
 /// beside it, or a bare folder of parts and their `_data.ani` (see [`crate::component`]).
-pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+pub fn convert_component(
+    dir: &Path,
+    output: &Path,
+    textures: &crate::textures::Options,
+) -> Result<(Vec<u8>, Vec<Warning>)> {
     let xml = if dir.is_file() {
         Some(dir.to_path_buf())
     } else {
         crate::assemble::xml_beside(dir)
     };
-    let (scene, mut warnings) = match xml {
-        Some(xml) => crate::assemble::to_scene(&xml)?,
+    let (mut scene, mut warnings) = match &xml {
+        Some(xml) => crate::assemble::to_scene(xml)?,
         None => crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?,
     };
     if scene.meshes.is_empty() && scene.animations.is_empty() {
@@ -483,7 +467,11 @@ pub fn convert_component(dir: &Path, output: &Path) -> Result<(Vec<u8>, Vec<Warn
         )
         .in_file(dir));
     }
-    match scene_output(&scene, output) {
+    // Textures are looked for around the XML, or inside a bare folder.
+    let model = xml.unwrap_or_else(|| dir.join("component"));
+    let (images, w) = crate::textures::resolve(&mut scene, &model, textures);
+    warnings.extend(w);
+    match scene_output(&scene, output, Some(&images)) {
         Some(r) => {
             let (bytes, w) = r.map_err(|e| e.in_file(output))?;
             warnings.extend(w);

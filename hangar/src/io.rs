@@ -134,77 +134,6 @@ fn process_alive(pid: u32) -> bool {
     proc.is_dir() && proc.join(pid.to_string()).exists()
 }
 
-/// Where the textures of a model `input` converted to `output` are looked for: beside the output,
-/// then under each folder above the input (a mod's root holds `Assets/`). The folders are worked
-/// out once for all of a model's textures.
-pub struct TextureSearch {
-    out_dir: Option<std::path::PathBuf>,
-    roots: Vec<std::path::PathBuf>,
-}
-
-impl TextureSearch {
-    pub fn new(input: &Path, output: &Path) -> Self {
-        let out_dir = absolute(output.parent().unwrap_or(Path::new(".")));
-        let mut roots: Vec<std::path::PathBuf> = out_dir.iter().cloned().collect();
-        let mut dir = absolute(input.parent().unwrap_or(Path::new(".")));
-        while let Some(d) = dir {
-            roots.push(d.clone());
-            dir = d.parent().map(Path::to_path_buf);
-        }
-        TextureSearch { out_dir, roots }
-    }
-
-    /// The texture the game names by `game_path` (relative to the game's data root, e.g.
-    /// `Assets/Textures/marine_diff.dds`), as is or as `.png` (a converted copy): its path relative
-    /// to the output's folder, with `/` separators.
-    pub fn find(&self, game_path: &str) -> Option<String> {
-        let out_dir = self.out_dir.as_ref()?;
-        let rel = game_path.replace('\\', "/");
-        let rel = rel.trim_start_matches('/');
-        let png = Path::new(rel).with_extension("png");
-        // Only files inside the output's folder: a glTF may not point outside its folder (its readers,
-        // hangar's included, refuse such paths).
-        for root in &self.roots {
-            for candidate in [root.join(rel), root.join(&png)] {
-                if candidate.is_file() {
-                    if let Some(r) = relative(out_dir, &candidate).filter(|r| !r.starts_with(".."))
-                    {
-                        return Some(r);
-                    }
-                }
-            }
-        }
-        None
-    }
-}
-
-fn absolute(p: &Path) -> Option<std::path::PathBuf> {
-    let p = if p.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        p
-    };
-    std::fs::canonicalize(p).ok()
-}
-
-/// `to` relative to the folder `from` (both absolute), `/`-separated.
-fn relative(from: &Path, to: &Path) -> Option<String> {
-    let to = std::fs::canonicalize(to).ok()?;
-    let a: Vec<_> = from.components().collect();
-    let b: Vec<_> = to.components().collect();
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if common == 0 {
-        return None;
-    }
-    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
-    parts.extend(
-        b[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    Some(parts.join("/"))
-}
-
 /// True when `p` ends in `.ext` (any case).
 pub fn has_ext(p: &Path, ext: &str) -> bool {
     p.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
@@ -257,4 +186,14 @@ pub fn read_inside(root: &Path, rel: &str, len: usize) -> Result<Vec<u8>> {
     let mut data = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
     data.truncate(len);
     Ok(data)
+}
+
+/// `p` with every link resolved (`.` for an empty path), if it exists.
+fn absolute(p: &Path) -> Option<std::path::PathBuf> {
+    let p = if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
+    };
+    std::fs::canonicalize(p).ok()
 }

@@ -36,3 +36,4 @@ pub mod validate;
 pub mod vfs;
 
 pub use error::{Error, ErrorKind, Result, Warning};
+pub mod textures;

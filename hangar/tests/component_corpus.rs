@@ -408,3 +408,74 @@ fn a_new_mesh_node_becomes_a_part_with_a_connection() {
         .iter()
         .any(|n| n.parent == Some(fin) && n.mesh.is_some()));
 }
+
+/// A component read through a catalog, its `<source geometry>` naming the install path under
+/// `extensions\`: the parts load from the data folder the path names inside the mod, and their
+/// warnings name the part's file.
+#[test]
+fn a_packed_component_finds_its_geometry_through_the_catalog() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_packed");
+    let _ = std::fs::remove_dir_all(&root);
+    let src = root.join("src");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    std::fs::create_dir_all(src.join("assets/props/logo/data/10m")).unwrap();
+    for (from, to) in [
+        ("wedge-lod0.xmf", "part_main-lod0.xmf"),
+        ("wedge-collision.xmf", "part_main-collision.xmf"),
+    ] {
+        std::fs::copy(
+            samples.join(from),
+            src.join("assets/props/logo/data/10m").join(to),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        src.join("assets/props/logo/logo_10m.xml"),
+        r#"<?xml version="1.0"?>
+<components>
+  <component name="logo_10m">
+    <source geometry="\Extensions\MyMod\assets\props\logo\data\10m"/>
+    <connections>
+      <connection name="c1" tags="part">
+        <parts><part name="part_main"/></parts>
+        <offset><position x="0" y="5" z="0"/></offset>
+      </connection>
+    </connections>
+  </component>
+</components>
+"#,
+    )
+    .unwrap();
+    let cat = root.join("ext_01.cat");
+    hangar::formats::catalog::pack(&src, &cat, &|_| {}).unwrap();
+    let spec = PathBuf::from(format!("{}::Assets/Props/Logo/LOGO_10m.xml", cat.display()));
+    let (scene, _) = assemble::to_scene(&spec).unwrap();
+    let wedge = std::fs::read(samples.join("wedge-lod0.xmf")).unwrap();
+    let part = scene
+        .nodes
+        .iter()
+        .position(|n| n.name == "part_main")
+        .unwrap();
+    assert_eq!(scene.nodes[part].translation.y, 5.0);
+    // The LOD0 mesh and the collision mesh hang below the part.
+    let meshes: Vec<usize> = scene
+        .nodes
+        .iter()
+        .filter(|n| n.parent == Some(part))
+        .filter_map(|n| n.mesh)
+        .collect();
+    assert_eq!(meshes.len(), 2);
+    let lod0 = scene
+        .nodes
+        .iter()
+        .find(|n| n.parent == Some(part) && n.extras["x4"]["lod"] == 0)
+        .and_then(|n| n.mesh)
+        .unwrap();
+    assert_eq!(
+        scene.meshes[lod0].vertices.len() as u64,
+        hangar::any::open(&wedge, Path::new("w.xmf"))
+            .unwrap()
+            .info()
+            .vertices
+    );
+}

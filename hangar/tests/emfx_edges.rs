@@ -348,21 +348,17 @@ fn the_xac_writer_refuses_an_empty_scene_and_roots_a_static_one() {
     );
 }
 
-/// A texture the material names, found in the output's folder, is linked from the glTF by a relative
-/// path, and reading that glTF back gives the path again.
+/// A texture the material names, found beside the model, is embedded in the GLB as PNG, and reading
+/// that glTF back gives the texture's name again.
 #[test]
-fn textures_found_on_disk_are_linked_and_read_back() {
+fn textures_found_on_disk_are_embedded_and_read_back() {
     use base64::Engine;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("textures");
     std::fs::create_dir_all(&dir).unwrap();
     let png = base64::engine::general_purpose::STANDARD
         .decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
         .unwrap();
-    std::fs::write(
-        common::gltf_out("emfx_textures").join("strip_diffuse.png"),
-        png,
-    )
-    .unwrap();
+    std::fs::write(dir.join("strip_diffuse.png"), &png).unwrap();
     let xac_path = dir.join("strip.xac");
     let xac = emfx::write(&emfx::build::actor(&strip()).unwrap()).unwrap();
     let opened = any::open(&xac, &xac_path).unwrap();
@@ -374,15 +370,20 @@ fn textures_found_on_disk_are_linked_and_read_back() {
     );
     std::fs::write(&dest, &glb).unwrap();
     let (doc, _) = common::load_glb(&glb);
+    // Found beside the model (as strip_diffuse.png), embedded whole, named with the material's path.
     let image = doc.images().next().unwrap();
-    let gltf::image::Source::Uri { uri, .. } = image.source() else {
-        panic!()
+    let gltf::image::Source::View { view, mime_type } = image.source() else {
+        panic!("the image is not embedded")
     };
-    assert_eq!(uri, "strip_diffuse.png");
-    assert!(dest.parent().unwrap().join(uri).is_file());
+    assert_eq!(mime_type, "image/png");
+    assert_eq!(view.length(), png.len());
+    assert_eq!(image.name(), Some("strip_diffuse"));
     let back = any::open(&glb, &dest).unwrap();
     let (scene, _) = back.document.to_scene("strip", &[]).unwrap();
-    assert_eq!(scene.materials[0].textures.base_color.as_deref(), Some(uri));
+    assert_eq!(
+        scene.materials[0].textures.base_color.as_deref(),
+        Some("strip_diffuse")
+    );
 }
 
 /// A node marked collision is written as the collision mesh of its node and read back marked.

@@ -13,6 +13,7 @@
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::formats::{ani, xmf};
 use crate::model::{Light, LightKind, Node, Role, Scene};
+use crate::vfs::GameView;
 use base64::Engine;
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
@@ -205,9 +206,48 @@ fn split_piece(stem: &str) -> Option<(String, Piece)> {
         .flatten()
 }
 
-/// Reads `xml` with its data folder and .ani into one scene.
+/// Reads `xml` (a file, or `GAME::path` inside a game view) with its data folder and .ani into one
+/// scene. A loose XML is read inside the mod around it (or its own folder), so its parts resolve
+/// the same way as in the game's catalogs.
 pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
-    let bytes = crate::io::read_input(xml)?;
+    if let Some((game, inside)) = xml.to_str().and_then(crate::vfs::split_spec) {
+        let view = GameView::open(&game)?;
+        return to_scene_in(&view, inside, xml);
+    }
+    if let Some((view, inside)) = GameView::around(xml) {
+        return to_scene_in(&view, &inside, xml);
+    }
+    let here = xml.parent().filter(|p| !p.as_os_str().is_empty());
+    let view = GameView::folder(here.unwrap_or(Path::new("."))).map_err(|e| e.in_file(xml))?;
+    let name = xml
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    to_scene_in(&view, &name, xml)
+}
+
+/// The XMF files directly in the game folder `dir`.
+fn xmfs_in(view: &GameView, dir: &str) -> Vec<String> {
+    let prefix = format!("{dir}/");
+    view.files(dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| {
+            f.strip_prefix(&prefix)
+                .is_some_and(|rest| !rest.contains('/') && rest.ends_with(".xmf"))
+        })
+        .collect()
+}
+
+/// A file inside a view, named for messages as the user would name it (`GAME::path`).
+fn label_of(view: &GameView, game_path: &str) -> PathBuf {
+    PathBuf::from(format!("{}::{game_path}", view.label))
+}
+
+/// [`to_scene`] for the component at game path `xml` in `view`; `label` names it in messages.
+pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Scene, Vec<Warning>)> {
+    let xml = label;
+    let bytes = view.read(xml_path).map_err(|e| e.in_file(xml))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         invalid_xml(
             xml,
@@ -233,8 +273,8 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
         .find(|c| c.has_tag_name("component"))
         .ok_or_else(|| invalid_xml(xml, root_el.range().start, "components", "no <component>"))?;
     let comp_name = comp.attribute("name").unwrap_or("component").to_string();
-    let here = xml.parent().filter(|p| !p.as_os_str().is_empty());
-    let here = here.unwrap_or(Path::new("."));
+    let xml_game = crate::vfs::normalize(xml_path).map_err(|e| e.in_file(xml))?;
+    let here = xml_game.rsplit_once('/').map_or("", |(dir, _)| dir);
 
     // The data folder: the last part of <source geometry>, in any case, beside the XML.
     let geometry = comp
@@ -242,16 +282,27 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
         .find(|c| c.has_tag_name("source"))
         .and_then(|s| s.attribute("geometry"))
         .map(str::to_string);
-    let stem = xml
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = xml_game
+        .rsplit('/')
+        .next()
+        .and_then(|n| n.strip_suffix(".xml"))
+        .unwrap_or("component")
+        .to_string();
     let data_name = geometry
         .as_deref()
         .and_then(|g| g.rsplit(['\\', '/']).find(|s| !s.is_empty()))
         .map(str::to_string)
         .unwrap_or_else(|| format!("{stem}_data"));
-    let data_dir = find_in(here, &data_name).filter(|p| p.is_dir());
+    // Beside the XML, as mods and the game lay it out; else where <source geometry> says.
+    let beside = crate::vfs::normalize(&format!("{here}/{data_name}")).ok();
+    let declared = geometry
+        .as_deref()
+        .map(crate::vfs::reference_paths)
+        .unwrap_or_default();
+    let data_dir = beside
+        .into_iter()
+        .chain(declared)
+        .find(|d| !xmfs_in(view, d).is_empty() || view.exists(&format!("{d}.ani")));
     if data_dir.is_none() && geometry.is_some() {
         warnings.push(Warning::new(
             None,
@@ -270,7 +321,7 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
         json!({
             "name": comp_name,
             "xml": text,
-            "data": data_dir.as_ref().and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or(data_name.clone()),
+            "data": data_name,
         }),
     );
     scene.nodes.push(root);
@@ -391,23 +442,20 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
     }
 
     // Meshes of the data folder, decoded in parallel.
-    let mut jobs: Vec<(usize, Piece, PathBuf, String)> = Vec::new();
+    let mut jobs: Vec<(usize, Piece, String, String)> = Vec::new();
     if let Some(dir) = &data_dir {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| Error::io(dir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && crate::io::has_ext(p, "xmf"))
-            .collect();
-        files.sort();
+        let files = xmfs_in(view, dir);
         let lower_parts: HashMap<String, usize> = part_nodes
             .iter()
             .map(|(k, v)| (k.to_lowercase(), *v))
             .collect();
         for f in files {
             let stem = f
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+                .rsplit('/')
+                .next()
+                .and_then(|n| n.strip_suffix(".xmf"))
+                .unwrap_or_default()
+                .to_string();
             if let Some((part, piece)) = split_piece(&stem) {
                 if let Some(&node) = lower_parts.get(&part) {
                     jobs.push((node, piece, f, stem));
@@ -417,8 +465,9 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
     }
     let loaded: Vec<Result<(Scene, Vec<Warning>)>> = jobs
         .par_iter()
-        .map(|(_, piece, path, stem)| {
-            let bytes = crate::io::read_input(path)?;
+        .map(|(_, piece, game_path, stem)| {
+            let path = &label_of(view, game_path);
+            let bytes = view.read(game_path).map_err(|e| e.in_file(path))?;
             let (file, mut w) = xmf::read::read(&bytes).map_err(|e| e.in_file(path))?;
             let role = if *piece == Piece::Collision {
                 Role::Collision
@@ -427,6 +476,11 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
             };
             let (sub, w2) = xmf::mesh::to_scene(&file, stem, role).map_err(|e| e.in_file(path))?;
             w.extend(w2);
+            // The part's warnings say which file of the data folder they are about.
+            let file = game_path.rsplit('/').next().unwrap_or_default();
+            for x in &mut w {
+                x.path = format!("{file}: {}", x.path);
+            }
             Ok((sub, w))
         })
         .collect();
@@ -436,10 +490,7 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
         if *piece == Piece::Collision {
             sub.meshes.iter_mut().for_each(weld_collision);
         }
-        let file = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let file = path.rsplit('/').next().unwrap_or_default().to_string();
         for i in scene.append(sub, Some(*node)) {
             if let Some(n) = scene.nodes.get_mut(i) {
                 let mark = match piece {
@@ -452,8 +503,13 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
     }
 
     // The .ani beside the data folder: one animation a state, bound to parts by name.
-    if let Some(ani_path) = data_dir.as_deref().and_then(data_ani) {
-        let bytes = crate::io::read_input(&ani_path)?;
+    let ani_game = data_dir
+        .as_deref()
+        .map(|d| format!("{d}.ani"))
+        .filter(|a| view.exists(a));
+    if let Some(ani_game) = ani_game {
+        let ani_path = label_of(view, &ani_game);
+        let bytes = view.read(&ani_game).map_err(|e| e.in_file(&ani_path))?;
         let (a, w) = ani::read(&bytes).map_err(|e| e.in_file(&ani_path))?;
         warnings.extend(w);
         let lower: HashMap<String, usize> = part_nodes
@@ -468,7 +524,7 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
                 m.insert(
                     "ani".into(),
                     json!({
-                        "file": ani_path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                        "file": format!("{data_name}.ani"),
                         "bytes": base64::engine::general_purpose::STANDARD.encode(&*bytes),
                     }),
                 );

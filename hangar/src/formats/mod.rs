@@ -4,7 +4,9 @@
 pub mod anark;
 pub mod ani;
 pub mod catalog;
+pub mod dds;
 pub mod emfx;
 pub mod m3;
 pub mod schema;
+pub mod x4xml;
 pub mod xmf;

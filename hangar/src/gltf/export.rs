@@ -123,18 +123,33 @@ impl<'s> Builder<'s> {
         &mut self,
         uri: &str,
         images: &mut Vec<(String, Index<json::Texture>)>,
+        embedded: Option<&'s crate::textures::Images>,
     ) -> Index<json::Texture> {
         if let Some((_, t)) = images.iter().find(|(u, _)| u == uri) {
             return *t;
         }
-        let image = self.root.push(json::Image {
-            buffer_view: None,
-            mime_type: None,
-            name: Some(uri.to_string()),
-            uri: Some(uri_escape(uri)),
-            extensions: None,
-            extras: Default::default(),
-        });
+        // An embedded PNG keeps the game's path as its name, so the way back can find it.
+        let image = match embedded.and_then(|e| e.get(uri)) {
+            Some(png) => {
+                let view = self.view(Cow::Borrowed(png.as_slice()), None);
+                self.root.push(json::Image {
+                    buffer_view: Some(view),
+                    mime_type: Some(json::image::MimeType("image/png".into())),
+                    name: Some(uri.to_string()),
+                    uri: None,
+                    extensions: None,
+                    extras: Default::default(),
+                })
+            }
+            None => self.root.push(json::Image {
+                buffer_view: None,
+                mime_type: None,
+                name: Some(uri.to_string()),
+                uri: Some(uri_escape(uri)),
+                extensions: None,
+                extras: Default::default(),
+            }),
+        };
         let t = self.root.push(json::Texture {
             name: None,
             sampler: None,
@@ -171,6 +186,14 @@ fn extras(map: &Map<String, Value>) -> json::Extras {
 /// Builds the glTF document of `scene`. Non-finite values are replaced by 0 (glTF forbids them in
 /// bounded accessors) and reported.
 pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
+    to_gltf_with(scene, None)
+}
+
+/// [`to_gltf`] with PNG images (by the paths the materials name) embedded in the buffer.
+pub fn to_gltf_with<'s>(
+    scene: &'s Scene,
+    embedded: Option<&'s crate::textures::Images>,
+) -> Result<Export<'s>> {
     let mut b = Builder {
         root: Root::default(),
         pieces: Vec::new(),
@@ -187,7 +210,7 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
         };
         let t = &m.textures;
         let mut info = |uri: &str| json::texture::Info {
-            index: b.texture(uri, &mut images),
+            index: b.texture(uri, &mut images, embedded),
             tex_coord: 0,
             extensions: None,
             extras: Default::default(),
@@ -198,7 +221,7 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
             mat.emissive_factor = json::material::EmissiveFactor([1.0, 1.0, 1.0]);
         }
         if let Some(uri) = &t.normal {
-            let index = b.texture(uri, &mut images);
+            let index = b.texture(uri, &mut images, embedded);
             mat.normal_texture = Some(json::material::NormalTexture {
                 index,
                 scale: 1.0,

@@ -83,7 +83,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             .name()
             .map(str::to_string)
             .unwrap_or_else(|| format!("material_{}", m.index().unwrap_or(0)));
-        // Texture files by their URI (decoded back to a path); embedded images have none.
+        // Texture paths: a file URI decoded back to a path, or the name of an embedded image.
         let mut uri = |t: ::gltf::Texture<'_>| match t.source().source() {
             ::gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
                 // Only a name is kept, but never one that points outside the glTF's folder.
@@ -97,7 +97,8 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 }
             }
             ::gltf::image::Source::Uri { .. } => None,
-            ::gltf::image::Source::View { .. } => None,
+            // An embedded image hangar wrote is named with the game's texture path.
+            ::gltf::image::Source::View { .. } => t.source().name().map(str::to_string),
         };
         scene.materials.push(model::Material {
             name,

@@ -306,6 +306,20 @@ pub fn read_arg(arg: &Path) -> Result<Input> {
     crate::io::read_input(arg)
 }
 
+/// The game paths a reference inside a file may mean: as written (normalized), then, for
+/// `extensions\NAME\rest`, `rest` read inside the mod (a mod names its own files with the path it
+/// is installed at, and hangar's view of a loose mod starts at the mod's folder).
+pub fn reference_paths(path: &str) -> Vec<String> {
+    let Ok(p) = normalize(path) else {
+        return Vec::new();
+    };
+    let inside = p
+        .strip_prefix("extensions/")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(_, rest)| rest.to_string());
+    std::iter::once(p).chain(inside).collect()
+}
+
 /// `GAME::path/inside` on the command line: the game (folder or catalog) and the path inside it.
 pub fn split_spec(arg: &str) -> Option<(PathBuf, &str)> {
     let (game, inside) = arg.split_once("::")?;
@@ -332,6 +346,16 @@ mod tests {
             let e = normalize(bad).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Refused, "{bad}");
         }
+    }
+
+    #[test]
+    fn references_into_an_extension_are_also_read_inside_the_mod() {
+        assert_eq!(
+            reference_paths(r"\Extensions\UTLogos\assets\Data\10m"),
+            ["extensions/utlogos/assets/data/10m", "assets/data/10m"]
+        );
+        assert_eq!(reference_paths("assets/x.xmf"), ["assets/x.xmf"]);
+        assert!(reference_paths("../x").is_empty());
     }
 
     #[test]

@@ -1,0 +1,3 @@
+//! X4's XML data files that models depend on.
+
+pub mod material_library;
