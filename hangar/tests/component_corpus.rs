@@ -155,6 +155,22 @@ fn write_all(files: &[(PathBuf, Vec<u8>)]) {
     }
 }
 
+/// The file `file` in a folder named `data` (any case) at or below `dir`.
+fn walk_find(dir: &Path, data: &str, file: &str) -> Option<PathBuf> {
+    let mut all = Vec::new();
+    common::walk(dir, &["xmf"], &mut all);
+    all.into_iter().find(|p| {
+        p.file_name().unwrap().to_string_lossy().to_lowercase() == file
+            && p.parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .to_lowercase()
+                == data
+    })
+}
+
 #[test]
 fn corpus_components_place_parts_and_round_trip() {
     let Some(files) = corpus_components() else {
@@ -209,11 +225,59 @@ fn corpus_components_place_parts_and_round_trip() {
             "{name}: untouched XML"
         );
         if has_ani {
-            assert!(
-                w.files.iter().any(|(p, _)| hangar::io::has_ext(p, "ani")),
-                "{name}: .ani"
+            // Untouched animations: the .ani as it was, byte for byte.
+            let original = std::fs::read_dir(xml.parent().unwrap())
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| {
+                    p.to_string_lossy()
+                        .to_lowercase()
+                        .ends_with(&format!("{}_data.ani", name.to_lowercase()))
+                })
+                .or_else(|| {
+                    std::fs::read_dir(xml.parent().unwrap())
+                        .unwrap()
+                        .map(|e| e.unwrap().path())
+                        .find(|p| hangar::io::has_ext(p, "ani"))
+                })
+                .unwrap();
+            let (_, bytes) = w
+                .files
+                .iter()
+                .find(|(p, _)| hangar::io::has_ext(p, "ani"))
+                .unwrap_or_else(|| panic!("{name}: no .ani written"));
+            assert_eq!(
+                bytes,
+                &std::fs::read(&original).unwrap(),
+                "{name}: untouched .ani"
             );
         }
+        // Untouched parts: every XMF as it was, byte for byte.
+        let mut same = 0;
+        for (p, bytes) in w
+            .files
+            .iter()
+            .filter(|(p, _)| hangar::io::has_ext(p, "xmf"))
+        {
+            let file = p.file_name().unwrap().to_string_lossy().to_lowercase();
+            let data = p
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .to_lowercase();
+            let original = walk_find(xml.parent().unwrap(), &data, &file)
+                .unwrap_or_else(|| panic!("{name}: no original for {}", p.display()));
+            assert_eq!(
+                bytes,
+                &std::fs::read(&original).unwrap(),
+                "{name}: {}",
+                p.display()
+            );
+            same += 1;
+        }
+        assert!(same > 0, "{name}: no XMF written");
         let (scene2, _) = assemble::to_scene(&back).unwrap();
         let (glb2, _) = hangar::gltf::to_glb(&scene2).unwrap();
         let (got2, _, nanims2, vertices2) = glb_positions(&glb2);
@@ -477,5 +541,147 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
             .unwrap()
             .info()
             .vertices
+    );
+
+    // Through glTF and a tool that reorders vertices and triangle corners (as Blender does): the
+    // untouched parts are the packed files again, byte for byte.
+    let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
+    let mut scene = hangar::gltf::from_slice(&glb, None).unwrap().scene;
+    let m = &mut scene.meshes[lod0];
+    let n = m.vertices.positions.len() as u32;
+    m.vertices.positions.reverse();
+    for uv in &mut m.vertices.uvs {
+        uv.reverse();
+    }
+    for p in &mut m.primitives {
+        for t in p.indices.chunks_exact_mut(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| n - 1 - i);
+            t.copy_from_slice(&[b, c, a]);
+        }
+        // Triangles in the other order, each with its winding kept.
+        p.indices.reverse();
+        for t in p.indices.chunks_exact_mut(3) {
+            t.swap(0, 2);
+        }
+    }
+    let out = root.join("out").join("logo_10m.xml");
+    let w = assemble::from_scene(&scene, &out).unwrap();
+    let written = |w: &assemble::Written, f: &str| {
+        w.files
+            .iter()
+            .find(|(p, _)| p.ends_with(f))
+            .map(|(_, b)| b.clone())
+            .unwrap()
+    };
+    assert_eq!(written(&w, "part_main-lod0.xmf"), wedge);
+    assert_eq!(
+        written(&w, "part_main-collision.xmf"),
+        std::fs::read(samples.join("wedge-collision.xmf")).unwrap()
+    );
+    // A vertex moved: that part is written anew, with the move.
+    scene.meshes[lod0].vertices.positions[0][1] += 0.5;
+    let moved = scene.meshes[lod0].vertices.positions[0];
+    let w = assemble::from_scene(&scene, &out).unwrap();
+    let bytes = written(&w, "part_main-lod0.xmf");
+    assert_ne!(bytes, wedge);
+    let (file, _) = hangar::formats::xmf::read::read(&bytes).unwrap();
+    let (s2, _) =
+        hangar::formats::xmf::mesh::to_scene(&file, "p", hangar::model::Role::Visual).unwrap();
+    assert!(s2.meshes[0]
+        .vertices
+        .positions
+        .iter()
+        .any(|p| (p[0] - moved[0]).abs() < 1e-5
+            && (p[1] - moved[1]).abs() < 1e-5
+            && (p[2] - moved[2]).abs() < 1e-5));
+}
+
+/// Animations made in Blender come back as .ani keys: one key a glTF key, in the game's frame, and
+/// reading that .ani gives the same glTF channels again. An edited key of a read animation changes
+/// only that state's keys.
+#[test]
+fn gltf_animations_are_written_as_ani_keys() {
+    use hangar::model::{Animation, Channel, Interpolation, Property};
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_anim");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let xml = dir.join("tiny.xml");
+    std::fs::write(&xml, TINY).unwrap();
+    let (mut scene, _) = assemble::to_scene(&xml).unwrap();
+    let body = scene.nodes.iter().position(|n| n.name == "body").unwrap();
+    let quarter = glam::Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+    let new = Animation {
+        name: "open".into(),
+        channels: vec![
+            Channel {
+                node: body,
+                property: Property::Translation,
+                interpolation: Interpolation::Linear,
+                times: vec![0.0, 1.5],
+                values: vec![0.0, 0.0, 0.0, -1.0, 2.0, 3.0],
+            },
+            Channel {
+                node: body,
+                property: Property::Rotation,
+                interpolation: Interpolation::Step,
+                times: vec![0.0, 1.5],
+                values: [glam::Quat::IDENTITY, quarter]
+                    .iter()
+                    .flat_map(|q| q.to_array())
+                    .collect(),
+            },
+        ],
+        extras: Default::default(),
+    };
+    scene.animations.push(new.clone());
+    let back = dir.join("out").join("tiny.xml");
+    let w = assemble::from_scene(&scene, &back).unwrap();
+    let (path, bytes) = w
+        .files
+        .iter()
+        .find(|(p, _)| hangar::io::has_ext(p, "ani"))
+        .unwrap();
+    assert_eq!(path, &dir.join("out").join("Tiny_Data.ani"));
+    let (ani, _) = hangar::formats::ani::read(bytes).unwrap();
+    let f = &ani.fields;
+    assert_eq!(f["count"], 1);
+    assert_eq!(f["animations"][0]["part"], "body");
+    assert_eq!(f["animations"][0]["state"], "open");
+    assert_eq!(f["animations"][0]["numPosition"], 2);
+    assert_eq!(f["animations"][0]["numRotation"], 2);
+    assert_eq!(f["animations"][0]["duration"], 1.5);
+    // The game's frame: X mirrored.
+    assert_eq!(f["keys"][1]["value"], serde_json::json!([1.0, 2.0, 3.0]));
+    assert_eq!(f["keys"][1]["interpolationX"], 2);
+    assert_eq!(f["keys"][3]["interpolationX"], 1);
+    let (anims, _) = hangar::formats::ani::animations(&ani, &mut |p| (p == "body").then_some(body));
+    assert_eq!(anims.len(), 1);
+    for (got, want) in anims[0].channels.iter().zip(&new.channels) {
+        assert_eq!(got.property, want.property);
+        assert_eq!(got.times, want.times);
+        for (a, b) in got.values.iter().zip(&want.values) {
+            assert!(
+                (a - b).abs() < 1e-5,
+                "{:?} != {:?}",
+                got.values,
+                want.values
+            );
+        }
+    }
+
+    // Read back, one key moved: that state is rebuilt, and the written file reads with the move.
+    let mut again = scene.clone();
+    again.animations = anims;
+    again.animations[0].channels[0].values[3] = -4.0;
+    let w = assemble::from_scene(&again, &back).unwrap();
+    let (_, bytes) = w
+        .files
+        .iter()
+        .find(|(p, _)| hangar::io::has_ext(p, "ani"))
+        .unwrap();
+    let (ani, _) = hangar::formats::ani::read(bytes).unwrap();
+    assert_eq!(
+        ani.fields["keys"][1]["value"],
+        serde_json::json!([4.0, 2.0, 3.0])
     );
 }

@@ -509,3 +509,36 @@ fn case9_dump_declaring_gigabytes_writes_nothing() {
         assert!(e.message.contains("over the limit"), "{e}");
     }
 }
+
+/// Found by fuzzing (gltf_import): an animation channel whose target path is not a glTF property,
+/// or whose node does not exist, panicked inside the gltf crate (gltf-json leaves targets
+/// unvalidated). Both are refused, naming the channel.
+#[test]
+fn fuzz_animation_targets_that_do_not_exist_are_refused() {
+    let (mut doc, mut blob) = gltf_doc(&[]);
+    // A sampler over two key times and two translations, appended to the buffer.
+    pad4(&mut blob);
+    let times_at = blob.len();
+    blob.extend(f32s(&[0.0, 1.0]));
+    let values_at = blob.len();
+    blob.extend(f32s(&[0.0; 6]));
+    doc["buffers"][0]["byteLength"] = json!(blob.len());
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": 0, "byteOffset": times_at, "byteLength": 8}));
+    views.push(json!({"buffer": 0, "byteOffset": values_at, "byteLength": 24}));
+    let accs = doc["accessors"].as_array_mut().unwrap();
+    accs.push(json!({"bufferView": 2, "componentType": F32, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]}));
+    accs.push(json!({"bufferView": 3, "componentType": F32, "count": 2, "type": "VEC3"}));
+    for (target, what) in [
+        (json!({"node": 0, "path": "translaoion"}), "target.path"),
+        (json!({"node": 7, "path": "translation"}), "target.node"),
+    ] {
+        doc["animations"] = json!([{
+            "samplers": [{"input": 2, "output": 3, "interpolation": "LINEAR"}],
+            "channels": [{"sampler": 0, "target": target}],
+        }]);
+        let e = gltf_error("fuzz_anim", &gltf_text(&doc, &blob, None));
+        assert_eq!(e.kind, ErrorKind::Invalid, "{e}");
+        assert_eq!(e.path, format!("animations[0].channels[0].{what}"), "{e}");
+    }
+}

@@ -218,7 +218,10 @@ pub fn to_scene(xml: &Path) -> Result<(Scene, Vec<Warning>)> {
         return to_scene_in(&view, &inside, xml);
     }
     let here = xml.parent().filter(|p| !p.as_os_str().is_empty());
-    let view = GameView::folder(here.unwrap_or(Path::new("."))).map_err(|e| e.in_file(xml))?;
+    // An absolute root: the parts' source paths kept in the glTF stay valid from another folder.
+    let here =
+        std::path::absolute(here.unwrap_or(Path::new("."))).map_err(|e| Error::io(xml, e))?;
+    let view = GameView::folder(&here).map_err(|e| e.in_file(xml))?;
     let name = xml
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -463,7 +466,7 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             }
         }
     }
-    let loaded: Vec<Result<(Scene, Vec<Warning>)>> = jobs
+    let loaded: Vec<Result<(Scene, Vec<Warning>, String)>> = jobs
         .par_iter()
         .map(|(_, piece, game_path, stem)| {
             let path = &label_of(view, game_path);
@@ -481,22 +484,34 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             for x in &mut w {
                 x.path = format!("{file}: {}", x.path);
             }
-            Ok((sub, w))
+            Ok((sub, w, crate::formats::catalog::md5_hex(&bytes)))
         })
         .collect();
     for ((node, piece, path, _), r) in jobs.iter().zip(loaded) {
-        let (mut sub, w) = r?;
+        let (mut sub, w, md5) = r?;
         warnings.extend(w);
         if *piece == Piece::Collision {
             sub.meshes.iter_mut().for_each(weld_collision);
         }
         let file = path.rsplit('/').next().unwrap_or_default().to_string();
+        // Where the file came from and what its mesh looked like: an untouched mesh is written
+        // back as this very file (see `original_xmf`).
+        let source = label_of(view, path).to_string_lossy().into_owned();
         for i in scene.append(sub, Some(*node)) {
+            let shape = scene
+                .nodes
+                .get(i)
+                .and_then(|n| n.mesh)
+                .and_then(|m| scene.meshes.get(m))
+                .map(|m| m.shape_digest(&scene.materials));
             if let Some(n) = scene.nodes.get_mut(i) {
-                let mark = match piece {
+                let mut mark = match piece {
                     Piece::Lod(l) => json!({ "lod": l, "file": file }),
                     Piece::Collision => json!({ "collision": true, "file": file }),
                 };
+                if let Some(shape) = shape {
+                    mark["source"] = json!({ "path": source, "md5": md5, "shape": shape });
+                }
                 n.extras.insert(NODE_KEY.into(), mark);
             }
         }
@@ -710,6 +725,7 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
     let data_dir = here.join(&data_name);
 
     // Every part's meshes: its child nodes marked as lod or collision; an unmarked mesh is lod0.
+    let mut views: HashMap<String, Option<GameView>> = HashMap::new();
     for &p in &parts {
         let Some(pn) = scene.nodes.get(p) else {
             continue;
@@ -783,47 +799,103 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
                 .in_file(out)
             })?;
             w.warnings.extend(ww);
-            let bytes = xmf::write::write(&x).map_err(|e| e.in_file(out))?;
+            let bytes = match original_xmf(mark, mesh, &scene.materials, &mut views) {
+                Some(b) => b,
+                None => xmf::write::write(&x).map_err(|e| e.in_file(out))?,
+            };
             w.files.push((data_dir.join(file), bytes));
         }
     }
 
-    // The .ani: as it was read when hangar made the glTF (the glTF importer does not read
-    // animations yet, so edited keys do not come back).
-    let ani = root
+    // The .ani: one state a glTF animation; when every state still has the keys hangar read, the
+    // file as it was read.
+    let stored = root
         .and_then(|r| scene.nodes.get(r))
         .and_then(|r| r.extras.get(ROOT_KEY))
         .and_then(|m| m.get("ani"));
-    if let Some(a) = ani {
-        let bytes = a
-            .get("bytes")
-            .and_then(Value::as_str)
-            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Invalid,
-                    None,
-                    "extras.x4component.ani",
-                    "the stored .ani is not base64",
-                )
-                .in_file(out)
-            })?;
-        let name = a
-            .get("file")
-            .and_then(Value::as_str)
-            .filter(|f| valid_part_name(f))
-            .map(str::to_string)
-            .unwrap_or(format!("{data_name}.ani"));
-        w.files.push((here.join(name), bytes));
-    } else if !scene.animations.is_empty() {
+    let stored_bytes = match stored {
+        Some(a) => Some(
+            a.get("bytes")
+                .and_then(Value::as_str)
+                .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Invalid,
+                        None,
+                        "extras.x4component.ani",
+                        "the stored .ani is not base64",
+                    )
+                    .in_file(out)
+                })?,
+        ),
+        None => None,
+    };
+    let ani_name = stored
+        .and_then(|a| a.get("file"))
+        .and_then(Value::as_str)
+        .filter(|f| valid_part_name(f))
+        .map(str::to_string)
+        .unwrap_or(format!("{data_name}.ani"));
+    if !scene.animations.is_empty() {
+        let mut part_of = |node: usize| {
+            let mut n = Some(node);
+            for _ in 0..scene.nodes.len() {
+                let i = n?;
+                if parts.contains(&i) {
+                    return scene.nodes.get(i).map(|p| part_name(p).to_string());
+                }
+                n = scene.nodes.get(i).and_then(|x| x.parent);
+            }
+            None
+        };
+        let (built, ww) =
+            ani::from_animations(&scene.animations, &mut part_of).map_err(|e| e.in_file(out))?;
+        w.warnings.extend(ww);
+        let bytes = match stored_bytes {
+            Some(b) if built.unchanged => b,
+            _ => ani::write(&built.ani).map_err(|e| e.in_file(out))?,
+        };
+        w.files.push((here.join(ani_name), bytes));
+    } else if let Some(b) = stored_bytes {
         w.warnings.push(Warning::new(
             None,
             "animations",
-            "animations not made by hangar from a component are not written to a .ani yet",
+            "the glTF has no animations: the .ani read with the component is written back as it was",
         ));
+        w.files.push((here.join(ani_name), b));
     }
     w.files.push((out.to_path_buf(), xml_text.into_bytes()));
     Ok(w)
+}
+
+/// The XMF a mesh node was read from, when the mesh is still the shape it had and the file is still
+/// there with the same bytes: an untouched part is written back byte for byte (mods diff cleanly).
+fn original_xmf(
+    mark: Option<&Map<String, Value>>,
+    mesh: &crate::model::Mesh,
+    materials: &[crate::model::Material],
+    views: &mut HashMap<String, Option<GameView>>,
+) -> Option<Vec<u8>> {
+    let source = mark?.get("source")?;
+    let (path, md5, shape) = (
+        source.get("path")?.as_str()?,
+        source.get("md5")?.as_str()?,
+        source.get("shape")?.as_str()?,
+    );
+    if mesh.shape_digest(materials) != shape {
+        return None;
+    }
+    let (game, inside) = crate::vfs::split_spec(path)?;
+    if !inside.to_ascii_lowercase().ends_with(".xmf") {
+        return None;
+    }
+    let view = views
+        .entry(game.display().to_string())
+        .or_insert_with(|| GameView::open(&game).ok())
+        .as_ref()?;
+    let bytes = view.read(inside).ok()?;
+    // Only the file it was: a glTF cannot name another file and have it copied into a mod.
+    (crate::formats::catalog::md5_hex(&bytes) == md5).then(|| bytes.to_vec())
 }
 
 /// The original XML with the `<offset>` of every moved part replaced (untouched: the same text).

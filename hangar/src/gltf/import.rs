@@ -464,6 +464,25 @@ fn load(bytes: &[u8]) -> Result<::gltf::Gltf> {
             }
         }
     }
+    // gltf-json does not validate channel targets, and the gltf crate unwraps them.
+    let nodes = root.nodes.len();
+    for (ai, a) in root.animations.iter().enumerate() {
+        for (ci, c) in a.channels.iter().enumerate() {
+            let path = format!("animations[{ai}].channels[{ci}].target");
+            if c.target.node.value() >= nodes {
+                return Err(err(
+                    format!("{path}.node"),
+                    format!("names node {}, there are {nodes}", c.target.node.value()),
+                ));
+            }
+            if matches!(c.target.path, ::gltf::json::validation::Checked::Invalid) {
+                return Err(err(
+                    format!("{path}.path"),
+                    "not translation, rotation, scale or weights",
+                ));
+            }
+        }
+    }
     let document = ::gltf::Document::from_json(gltf.document.into_json())
         .map_err(|e| err("gltf", format!("not a valid glTF: {e}")))?;
     Ok(::gltf::Gltf {

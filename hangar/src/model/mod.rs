@@ -209,6 +209,50 @@ impl Mesh {
     pub fn triangle_count(&self) -> usize {
         self.primitives.iter().map(|p| p.indices.len() / 3).sum()
     }
+
+    /// A digest of the triangles as shapes: corner positions and first UVs to 1e-4, each
+    /// triangle's material name, in no particular order. Tools that reorder or split vertices
+    /// (Blender's glTF round trip) keep it; any edit of the geometry changes it.
+    pub fn shape_digest(&self, materials: &[Material]) -> String {
+        use md5::{Digest, Md5};
+        let q = |v: f32| (f64::from(v) * 1e4).round() as i64;
+        let mut tris: Vec<(&str, [[i64; 5]; 3])> = Vec::with_capacity(self.triangle_count());
+        for p in &self.primitives {
+            let material = p
+                .material
+                .and_then(|m| materials.get(m))
+                .map_or("", |m| m.name.as_str());
+            for t in p.indices.chunks_exact(3) {
+                let corner = |i: u32| {
+                    let i = i as usize;
+                    let pos = self.vertices.positions.get(i).copied().unwrap_or_default();
+                    let uv = self
+                        .vertices
+                        .uvs
+                        .first()
+                        .and_then(|u| u.get(i))
+                        .copied()
+                        .unwrap_or_default();
+                    [q(pos[0]), q(pos[1]), q(pos[2]), q(uv[0]), q(uv[1])]
+                };
+                let mut c = [corner(t[0]), corner(t[1]), corner(t[2])];
+                // The same triangle from any starting corner, winding kept.
+                let first = (0..3).min_by_key(|&k| c[k]).unwrap_or(0);
+                c.rotate_left(first);
+                tris.push((material, c));
+            }
+        }
+        tris.sort_unstable();
+        let mut h = Md5::new();
+        for (m, c) in &tris {
+            h.update(m.as_bytes());
+            h.update([0]);
+            for v in c.iter().flatten() {
+                h.update(v.to_le_bytes());
+            }
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 impl Scene {

@@ -231,8 +231,9 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         keys.iter()
             .all(|k| k.interpolation.iter().all(|&i| i == ty))
     };
-    let exact =
-        property != Property::Rotation && keys.iter().all(|k| k.time >= 0.0) && (all(1) || all(2));
+    // Angles interpolated linearly are no linear quaternion path: linear rotations are sampled.
+    let exact = keys.iter().all(|k| k.time >= 0.0)
+        && (all(1) || (all(2) && property != Property::Rotation));
     let convert = |v: [f32; 3]| -> Vec<f32> {
         // X is mirrored into glTF's frame (as for XMF meshes), which turns Y and Z rotations around.
         match property {
@@ -385,14 +386,245 @@ pub fn animations(
             .collect();
         let entry = anim.extras.entry("ani").or_insert_with(|| json!([]));
         if let Some(list) = entry.as_array_mut() {
-            list.push(
-                json!({ "part": part, "duration": d["duration"], "counts": n, "keys": kept }),
-            );
+            list.push(json!({
+                "part": part, "index": di, "duration": d["duration"], "counts": n, "keys": kept,
+            }));
         }
     }
     // A state whose parts have no node keeps no channel.
     out.retain(|x| !x.channels.is_empty());
     (out, warnings)
+}
+
+/// An .ani built from a scene's animations by [`from_animations`].
+pub struct Built {
+    pub ani: Ani,
+    /// Every state and part has the keys it was read with (see [`animations`]): the file as read
+    /// is the better copy, byte for byte.
+    pub unchanged: bool,
+}
+
+/// The longest name a description holds (64 bytes with the terminating zero).
+const NAME_MAX: usize = 63;
+
+/// glTF animations back into .ani states: one animation a state, one description a part. A part
+/// whose channels are still the ones hangar read keeps its keys exactly (bezier and pre/post-scale
+/// included); others get one key a glTF key, step or linear, in the game's frame. `part_of` names
+/// the part a channel's node belongs to (None: the channel is reported and left out).
+pub fn from_animations(
+    animations: &[Animation],
+    part_of: &mut dyn FnMut(usize) -> Option<String>,
+) -> Result<(Built, Vec<Warning>)> {
+    let mut warnings = Vec::new();
+    let mut unchanged = true;
+    // (index in the file read, description, keys), sorted by the index at the end.
+    let mut out: Vec<(usize, Value, Vec<Value>)> = Vec::new();
+    let mut next_new = usize::MAX / 2;
+    for (ai, a) in animations.iter().enumerate() {
+        let state = a.name.as_str();
+        let mut by_part: Vec<(String, usize, Vec<&Channel>)> = Vec::new();
+        for (ci, c) in a.channels.iter().enumerate() {
+            if c.property == Property::Weights {
+                continue;
+            }
+            let Some(part) = part_of(c.node) else {
+                warnings.push(Warning::new(
+                    None,
+                    format!("animations[{ai}].channels[{ci}]"),
+                    format!(
+                        "{state}: node {} is not a part of the component: its keys are left out",
+                        c.node
+                    ),
+                ));
+                continue;
+            };
+            match by_part.iter_mut().find(|p| p.0 == part) {
+                Some(p) => p.2.push(c),
+                None => by_part.push((part, c.node, vec![c])),
+            }
+        }
+        let stored: Vec<&Value> = a
+            .extras
+            .get("ani")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .collect();
+        for e in stored {
+            let part = e["part"].as_str().unwrap_or_default().to_string();
+            let at = by_part.iter().position(|p| p.0 == part);
+            let (node, channels) = match at.map(|i| by_part.remove(i)) {
+                Some((_, node, ch)) => (Some(node), ch),
+                None => (None, Vec::new()),
+            };
+            let index = e["index"].as_u64().map_or(next_new, |i| i as usize);
+            let keys: Vec<Value> = e["keys"].as_array().cloned().unwrap_or_default();
+            let n: Vec<usize> = (0..5)
+                .map(|i| e["counts"][i].as_u64().unwrap_or(0) as usize)
+                .collect();
+            if n.iter().sum::<usize>() != keys.len() {
+                return Err(Error::refused(
+                    format!("animations[{ai}].extras.ani"),
+                    format!("{state} {part}: the stored key counts do not match the stored keys"),
+                ));
+            }
+            let same = node.is_none_or(|node| keeps_keys(&keys, &n, &channels, node));
+            if same {
+                let d = description(&part, state, &n, e["duration"].clone())?;
+                out.push((index, d, keys));
+                continue;
+            }
+            unchanged = false;
+            // Pre- and post-scale keys have no glTF place: they come back as they were.
+            let extra: Vec<Value> = keys.get(n[0] + n[1] + n[2]..).unwrap_or_default().to_vec();
+            let (d, k) = rebuilt(&part, state, &channels, [n[3], n[4]], extra)?;
+            out.push((index, d, k));
+        }
+        for (part, _, channels) in by_part {
+            unchanged = false;
+            let (d, k) = rebuilt(&part, state, &channels, [0, 0], Vec::new())?;
+            out.push((next_new, d, k));
+            next_new += 1;
+        }
+    }
+    out.sort_by_key(|o| o.0);
+    let count = out.len();
+    let (descs, keys): (Vec<Value>, Vec<Vec<Value>>) = out.into_iter().map(|o| (o.1, o.2)).unzip();
+    let fields = json!({
+        "count": count,
+        "keyOffset": HEADER + DESCRIPTION_SIZE * count,
+        "version": 1,
+        "reserved": 0,
+        "animations": descs,
+        "keys": keys.into_iter().flatten().collect::<Vec<_>>(),
+    });
+    Ok((
+        Built {
+            ani: Ani { fields },
+            unchanged,
+        },
+        warnings,
+    ))
+}
+
+fn description(part: &str, state: &str, n: &[usize], duration: Value) -> Result<Value> {
+    for (what, name) in [("part", part), ("state", state)] {
+        if name.len() > NAME_MAX || name.contains('\0') {
+            return Err(Error::refused(
+                format!("ANI.animations.{what}"),
+                format!("{what} name {name:?} does not fit the .ani's {NAME_MAX} bytes"),
+            ));
+        }
+    }
+    let n = |i: usize| n.get(i).copied().unwrap_or(0);
+    Ok(json!({
+        "part": part, "state": state,
+        "numPosition": n(0), "numRotation": n(1), "numScale": n(2),
+        "numPreScale": n(3), "numPostScale": n(4),
+        "duration": duration, "pad": "AAAAAAAAAAA=",
+    }))
+}
+
+/// True when `channels` are what [`animations`] made of the stored `keys` (within float noise; a
+/// rotation may come back negated).
+fn keeps_keys(keys: &[Value], n: &[usize], channels: &[&Channel], node: usize) -> bool {
+    let parsed: Vec<Key> = keys.iter().map(key).collect();
+    let mut at = 0;
+    let mut expected = Vec::new();
+    for (count, property) in
+        n.iter()
+            .zip([Property::Translation, Property::Rotation, Property::Scale])
+    {
+        let track = parsed.get(at..at + count).unwrap_or_default();
+        at += count;
+        expected.extend(channel(track, property, node));
+    }
+    if expected.is_empty() {
+        // A state without keys is exported as the part held where it is.
+        return channels.iter().all(|c| c.times.len() <= 1);
+    }
+    expected.len() == channels.len()
+        && expected.iter().all(|e| {
+            channels.iter().any(|c| {
+                let near = |sign: f32| {
+                    c.values
+                        .iter()
+                        .zip(&e.values)
+                        .all(|(a, b)| (a - sign * b).abs() < 1e-4)
+                };
+                c.property == e.property
+                    && c.times.len() == e.times.len()
+                    && c.values.len() == e.values.len()
+                    && c.times
+                        .iter()
+                        .zip(&e.times)
+                        .all(|(a, b)| (a - b).abs() < 1e-4)
+                    && (near(1.0) || (c.property == Property::Rotation && near(-1.0)))
+            })
+        })
+}
+
+/// One description and its keys from glTF channels: a key a glTF key, in the game's frame.
+fn rebuilt(
+    part: &str,
+    state: &str,
+    channels: &[&Channel],
+    pre_post: [usize; 2],
+    extra: Vec<Value>,
+) -> Result<(Value, Vec<Value>)> {
+    let mut keys = Vec::new();
+    let mut n = [0usize; 5];
+    let mut last = 0.0f32;
+    for (slot, property) in [Property::Translation, Property::Rotation, Property::Scale]
+        .into_iter()
+        .enumerate()
+    {
+        let Some(c) = channels.iter().find(|c| c.property == property) else {
+            continue;
+        };
+        let width = if property == Property::Rotation { 4 } else { 3 };
+        let ty = if c.interpolation == Interpolation::Step {
+            1
+        } else {
+            2
+        };
+        let mut previous: Option<[f32; 3]> = None;
+        for (t, v) in c.times.iter().zip(c.values.chunks_exact(width)) {
+            let value = match property {
+                Property::Translation => [-v[0], v[1], v[2]],
+                Property::Rotation => {
+                    let q = Quat::from_xyzw(v[0], v[1], v[2], v[3]).normalize();
+                    let (x, y, z) = q.to_euler(EulerRot::XYZ);
+                    let mut e = [x, -y, -z];
+                    // The game interpolates the angles: take the turn nearest the previous key.
+                    if let Some(p) = previous {
+                        for (a, b) in e.iter_mut().zip(p) {
+                            let turns = ((b - *a) / std::f32::consts::TAU).round();
+                            *a += turns * std::f32::consts::TAU;
+                        }
+                    }
+                    previous = Some(e);
+                    e
+                }
+                _ => [v[0], v[1], v[2]],
+            };
+            keys.push(json!({
+                "value": value,
+                "interpolationX": ty, "interpolationY": ty, "interpolationZ": ty,
+                "time": t,
+                "bezier": ([0.0f32; 12]), "tcb": ([0.0f32; 5]),
+                "derivatives": ([0.0f32; 7]), "angle": 0,
+            }));
+            n[slot] += 1;
+            last = last.max(*t);
+        }
+    }
+    n[3] = pre_post[0];
+    n[4] = pre_post[1];
+    keys.extend(extra);
+    // A state of one key lasts a frame, as the game's files have it.
+    let duration = if last > 0.0 { last } else { 1.0 / FPS };
+    Ok((description(part, state, &n, json!(duration))?, keys))
 }
 
 /// `hangar validate` for .ani: counts that match the keys, key times in order.
