@@ -685,3 +685,85 @@ fn gltf_animations_are_written_as_ani_keys() {
         serde_json::json!([4.0, 2.0, 3.0])
     );
 }
+
+/// `<part ref="component.part">` reuses another component's part: found through the game's
+/// `index/components.xml` in the view, shown as meshes under the part, and never written into this
+/// component's data folder. Without the index it stays a reference, with a note.
+#[test]
+fn a_reused_part_is_found_through_the_game_index() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_ref");
+    let _ = std::fs::remove_dir_all(&root);
+    let game = root.join("game");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    let body_data = game.join("assets/interiors/body_data");
+    std::fs::create_dir_all(&body_data).unwrap();
+    std::fs::copy(
+        samples.join("wedge-lod0.xmf"),
+        body_data.join("door_left-lod0.xmf"),
+    )
+    .unwrap();
+    std::fs::write(
+        game.join("assets/interiors/body.xml"),
+        r#"<components><component name="interior_body"><source geometry="assets\interiors\body_data"/></component></components>"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(game.join("index")).unwrap();
+    std::fs::write(
+        game.join("index/components.xml"),
+        r#"<?xml version="1.0"?><index><entry name="Interior_Body" value="assets\interiors\body"/></index>"#,
+    )
+    .unwrap();
+    let ship = r#"<components>
+  <component name="ship">
+    <source geometry="assets\units\ship_data"/>
+    <connections>
+      <connection name="c1" tags="part">
+        <parts><part name="door" ref="interior_body.door_left"/></parts>
+      </connection>
+    </connections>
+  </component>
+</components>
+"#;
+    std::fs::create_dir_all(game.join("assets/units")).unwrap();
+    std::fs::write(game.join("assets/units/ship.xml"), ship).unwrap();
+
+    let spec = PathBuf::from(format!("{}::assets/units/ship.xml", game.display()));
+    let (scene, warnings) = assemble::to_scene(&spec).unwrap();
+    let door = scene.nodes.iter().position(|n| n.name == "door").unwrap();
+    let mesh_node = scene
+        .nodes
+        .iter()
+        .find(|n| n.parent == Some(door) && n.mesh.is_some())
+        .unwrap_or_else(|| panic!("no mesh under the reused part: {warnings:?}"));
+    let wedge = std::fs::read(samples.join("wedge-lod0.xmf")).unwrap();
+    let info = hangar::any::open(&wedge, Path::new("w.xmf"))
+        .unwrap()
+        .info();
+    assert_eq!(info.vertices, 32);
+    assert_eq!(scene.meshes[mesh_node.mesh.unwrap()].vertices.len(), 32);
+    assert!(mesh_node.extras["x4"]["reused"]
+        .as_str()
+        .unwrap()
+        .ends_with("assets/interiors/body_data/door_left-lod0.xmf"));
+    // Written back: the XML as it was, and no XMF copied from the other component.
+    let w = assemble::from_scene(&scene, &root.join("out/ship.xml")).unwrap();
+    assert_eq!(
+        w.files.len(),
+        1,
+        "{:?}",
+        w.files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert_eq!(w.files[0].1, ship.as_bytes());
+
+    // The XML alone, without the game: a note says how to resolve it.
+    let alone = root.join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::write(alone.join("ship.xml"), ship).unwrap();
+    let (scene, warnings) = assemble::to_scene(&alone.join("ship.xml")).unwrap();
+    let w = warnings
+        .iter()
+        .find(|w| w.message.contains("interior_body.door_left"))
+        .unwrap();
+    assert!(w.note && w.message.contains("--game"), "{w:?}");
+    assert!(scene.meshes.is_empty());
+}

@@ -242,6 +242,85 @@ fn xmfs_in(view: &GameView, dir: &str) -> Vec<String> {
         .collect()
 }
 
+/// The game's index of components (`index/components.xml`: `<entry name="..." value="path"/>`,
+/// the path without `.xml`), to find a component another one reuses parts of.
+struct ComponentIndex {
+    entries: HashMap<String, String>,
+}
+
+impl ComponentIndex {
+    fn read(view: &GameView) -> ComponentIndex {
+        let mut entries = HashMap::new();
+        if let Ok(bytes) = view.read("index/components.xml") {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Ok(doc) = roxmltree::Document::parse(text.trim_start_matches('\u{feff}')) {
+                for e in doc.descendants().filter(|e| e.has_tag_name("entry")) {
+                    if let (Some(n), Some(v)) = (e.attribute("name"), e.attribute("value")) {
+                        entries.insert(n.to_lowercase(), v.to_string());
+                    }
+                }
+            }
+        }
+        ComponentIndex { entries }
+    }
+
+    /// The XMFs of `component.part`: (game path, file stem, piece), or why there are none.
+    fn part_files(
+        &self,
+        view: &GameView,
+        reference: &str,
+    ) -> std::result::Result<Vec<(String, String, Piece)>, String> {
+        let (component, part) = reference
+            .split_once('.')
+            .ok_or("not of the form component.part")?;
+        if self.entries.is_empty() {
+            return Err("the game's index/components.xml is not in view (name the game with --game or GAME::)".into());
+        }
+        let value = self
+            .entries
+            .get(&component.to_lowercase())
+            .ok_or_else(|| format!("{component} is not in index/components.xml"))?;
+        let xml_path = crate::vfs::reference_paths(&format!("{value}.xml"))
+            .into_iter()
+            .find(|p| view.exists(p))
+            .ok_or_else(|| format!("{value}.xml is not in the game view"))?;
+        let bytes = view.read(&xml_path).map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&bytes);
+        let doc = roxmltree::Document::parse(text.trim_start_matches('\u{feff}'))
+            .map_err(|e| format!("{xml_path}: {e}"))?;
+        let geometry = doc
+            .descendants()
+            .find(|e| e.has_tag_name("source"))
+            .and_then(|e| e.attribute("geometry"))
+            .ok_or_else(|| format!("{xml_path} has no <source geometry>"))?;
+        let here = xml_path.rsplit_once('/').map_or("", |(d, _)| d);
+        let last = geometry
+            .rsplit(['\\', '/'])
+            .find(|s| !s.is_empty())
+            .unwrap_or("");
+        let dirs = crate::vfs::reference_paths(geometry)
+            .into_iter()
+            .chain(crate::vfs::normalize(&format!("{here}/{last}")).ok());
+        let part = part.to_lowercase();
+        for dir in dirs {
+            let files: Vec<(String, String, Piece)> = xmfs_in(view, &dir)
+                .into_iter()
+                .filter_map(|f| {
+                    let stem = f.rsplit('/').next()?.strip_suffix(".xmf")?.to_string();
+                    let (p, piece) = split_piece(&stem)?;
+                    (p == part).then_some((f, stem, piece))
+                })
+                .collect();
+            if !files.is_empty() {
+                return Ok(files);
+            }
+        }
+        Err(format!(
+            "no {part}-lodN.xmf in the data folder of {xml_path}"
+        ))
+    }
+}
+
 /// A file inside a view, named for messages as the user would name it (`GAME::path`).
 fn label_of(view: &GameView, game_path: &str) -> PathBuf {
     PathBuf::from(format!("{}::{game_path}", view.label))
@@ -358,6 +437,8 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
     let mut parent_of: Vec<(usize, Option<String>)> = Vec::new();
     let mut used: HashMap<String, u32> = HashMap::new();
     let mut part_lights: Vec<(usize, roxmltree::Node<'_, '_>)> = Vec::new();
+    // Parts that reuse another component's part: (node, `component.part`, where, byte offset).
+    let mut refs: Vec<(usize, String, String, usize)> = Vec::new();
     for (ci, c) in connections.iter().enumerate() {
         for (pi, (name, reference, element)) in c.parts.iter().enumerate() {
             let seen = used.entry(name.clone()).or_insert(0);
@@ -372,13 +453,6 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             } else {
                 name.clone()
             };
-            if let Some(r) = reference {
-                warnings.push(Warning::new(
-                    Some(c.node.range().start as u64),
-                    format!("connections[{ci}].parts[{pi}]"),
-                    format!("part {name:?} reuses {r:?} from another component: kept as a reference, no mesh"),
-                ));
-            }
             let mut n = Node::new(&node_name);
             (n.translation, n.rotation) = c.offset.to_gltf();
             n.extras.insert(
@@ -387,6 +461,14 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             );
             scene.nodes.push(n);
             let i = scene.nodes.len() - 1;
+            if let Some(r) = reference {
+                refs.push((
+                    i,
+                    r.clone(),
+                    format!("connections[{ci}].parts[{pi}]"),
+                    c.node.range().start,
+                ));
+            }
             part_nodes.entry(name.clone()).or_insert(i);
             parent_of.push((i, c.parent.clone()));
             part_lights.push((i, *element));
@@ -445,7 +527,8 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
     }
 
     // Meshes of the data folder, decoded in parallel.
-    let mut jobs: Vec<(usize, Piece, String, String)> = Vec::new();
+    // (node, piece, game path, file stem, reused from another component).
+    let mut jobs: Vec<(usize, Piece, String, String, bool)> = Vec::new();
     if let Some(dir) = &data_dir {
         let files = xmfs_in(view, dir);
         let lower_parts: HashMap<String, usize> = part_nodes
@@ -461,14 +544,31 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
                 .to_string();
             if let Some((part, piece)) = split_piece(&stem) {
                 if let Some(&node) = lower_parts.get(&part) {
-                    jobs.push((node, piece, f, stem));
+                    jobs.push((node, piece, f, stem, false));
                 }
+            }
+        }
+    }
+    if !refs.is_empty() {
+        let index = ComponentIndex::read(view);
+        for (node, reference, at, offset) in &refs {
+            match index.part_files(view, reference) {
+                Ok(files) => jobs.extend(files.into_iter().map(|(f, stem, piece)| (*node, piece, f, stem, true))),
+                Err(why) => warnings.push(Warning {
+                    // Without the game the other component cannot be there: expected, a note.
+                    note: index.entries.is_empty(),
+                    ..Warning::new(
+                        Some(*offset as u64),
+                        at.clone(),
+                        format!("part reuses {reference:?} from another component: {why}; kept as a reference, no mesh"),
+                    )
+                }),
             }
         }
     }
     let loaded: Vec<Result<(Scene, Vec<Warning>, String)>> = jobs
         .par_iter()
-        .map(|(_, piece, game_path, stem)| {
+        .map(|(_, piece, game_path, stem, _)| {
             let path = &label_of(view, game_path);
             let bytes = view.read(game_path).map_err(|e| e.in_file(path))?;
             let (file, mut w) = xmf::read::read(&bytes).map_err(|e| e.in_file(path))?;
@@ -487,7 +587,7 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             Ok((sub, w, crate::formats::catalog::md5_hex(&bytes)))
         })
         .collect();
-    for ((node, piece, path, _), r) in jobs.iter().zip(loaded) {
+    for ((node, piece, path, _, reused), r) in jobs.iter().zip(loaded) {
         let (mut sub, w, md5) = r?;
         warnings.extend(w);
         if *piece == Piece::Collision {
@@ -509,7 +609,10 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
                     Piece::Lod(l) => json!({ "lod": l, "file": file }),
                     Piece::Collision => json!({ "collision": true, "file": file }),
                 };
-                if let Some(shape) = shape {
+                if *reused {
+                    // Another component's file: shown, never written into this component's data.
+                    mark["reused"] = json!(source);
+                } else if let Some(shape) = shape {
                     mark["source"] = json!({ "path": source, "md5": md5, "shape": shape });
                 }
                 n.extras.insert(NODE_KEY.into(), mark);
@@ -758,6 +861,10 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
                 continue;
             };
             let mark = x4(node);
+            // A part reused from another component stays a reference in the XML.
+            if mark.is_some_and(|m| m.contains_key("reused")) {
+                continue;
+            }
             let collision =
                 node.role == Role::Collision || mark.is_some_and(|m| m.get("collision").is_some());
             let lod = mark
