@@ -511,8 +511,9 @@ fn case9_dump_declaring_gigabytes_writes_nothing() {
 }
 
 /// Found by fuzzing (gltf_import): an animation channel whose target path is not a glTF property,
-/// or whose node does not exist, panicked inside the gltf crate (gltf-json leaves targets
-/// unvalidated). Both are refused, naming the channel.
+/// whose node does not exist, or whose output has a type glTF does not allow for its target,
+/// panicked inside the gltf crate (gltf-json leaves targets unvalidated). All are refused, naming
+/// the channel.
 #[test]
 fn fuzz_animation_targets_that_do_not_exist_are_refused() {
     let (mut doc, mut blob) = gltf_doc(&[]);
@@ -529,12 +530,19 @@ fn fuzz_animation_targets_that_do_not_exist_are_refused() {
     let accs = doc["accessors"].as_array_mut().unwrap();
     accs.push(json!({"bufferView": 2, "componentType": F32, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]}));
     accs.push(json!({"bufferView": 3, "componentType": F32, "count": 2, "type": "VEC3"}));
-    for (target, what) in [
-        (json!({"node": 0, "path": "translaoion"}), "target.path"),
-        (json!({"node": 7, "path": "translation"}), "target.node"),
+    // The same 24 bytes read as rotations of u32 (VEC4 UNSIGNED_INT: glTF allows none).
+    accs.push(json!({"bufferView": 3, "componentType": 5125, "count": 1, "type": "VEC4"}));
+    for (target, output, what) in [
+        (json!({"node": 0, "path": "translaoion"}), 3, "target.path"),
+        (json!({"node": 7, "path": "translation"}), 3, "target.node"),
+        (
+            json!({"node": 0, "path": "rotation"}),
+            4,
+            "sampler.output (accessor 4)",
+        ),
     ] {
         doc["animations"] = json!([{
-            "samplers": [{"input": 2, "output": 3, "interpolation": "LINEAR"}],
+            "samplers": [{"input": 2, "output": output, "interpolation": "LINEAR"}],
             "channels": [{"sampler": 0, "target": target}],
         }]);
         let e = gltf_error("fuzz_anim", &gltf_text(&doc, &blob, None));

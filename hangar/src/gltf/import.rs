@@ -342,6 +342,31 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
     for a in doc.animations() {
         let mut channels = Vec::new();
         for c in a.channels() {
+            // The gltf crate's readers assume the types glTF allows for each target.
+            use ::gltf::accessor::{DataType as C, Dimensions as D};
+            use ::gltf::animation::Property as P;
+            let path = format!("animations[{}].channels[{}]", a.index(), c.index());
+            let sampler = c.sampler();
+            check_accessor(
+                &sampler.input(),
+                &[D::Scalar],
+                &[C::F32],
+                &buffers,
+                &format!("{path}.sampler.input"),
+            )?;
+            let ints = [C::F32, C::I8, C::U8, C::I16, C::U16];
+            let (types, comps): (&[D], &[C]) = match c.target().property() {
+                P::Translation | P::Scale => (&[D::Vec3], &[C::F32]),
+                P::Rotation => (&[D::Vec4], &ints),
+                P::MorphTargetWeights => (&[D::Scalar], &ints),
+            };
+            check_accessor(
+                &sampler.output(),
+                types,
+                comps,
+                &buffers,
+                &format!("{path}.sampler.output"),
+            )?;
             let r = c.reader(get);
             let (Some(times), Some(out)) = (r.read_inputs(), r.read_outputs()) else {
                 continue;
