@@ -206,3 +206,14 @@ proptest::proptest! {
         }
     }
 }
+
+/// Found by fuzzing (catalog): an entry declaring about a terabyte made the line-ending diagnosis
+/// reserve that much before looking at the .dat. It now gives up at once: no conversion of these
+/// few bytes can make a terabyte.
+#[test]
+fn a_huge_entry_size_does_not_allocate_in_the_line_ending_diagnosis() {
+    let index = format!("big.txt {} 1 {}\n", 1u64 << 40, "0".repeat(31) + "1");
+    let (cat, _) = read(index.as_bytes()).unwrap();
+    assert_eq!(cat.entries[0].size, 1 << 40);
+    assert!(diagnose_line_endings(&cat, b"one\ntwo\n").is_none());
+}

@@ -184,6 +184,16 @@ pub fn diagnose_line_endings(cat: &Catalog, dat: &[u8]) -> Option<LineEndings> {
 /// CR LF again; without, each CR LF becomes LF. Returns the damaged bytes used and the line breaks
 /// changed when the result has the md5.
 fn undo(damaged: &[u8], size: usize, md5: &str, restore_cr: bool) -> Option<(usize, u64)> {
+    // The size comes from the .cat: no more than the damaged bytes can give back (fuzzing found a
+    // terabyte entry allocated here).
+    let most = if restore_cr {
+        damaged.len().saturating_mul(2)
+    } else {
+        damaged.len()
+    };
+    if size > most {
+        return None;
+    }
     let mut out = Vec::with_capacity(size);
     let mut used = 0usize;
     let mut breaks = 0u64;
