@@ -896,6 +896,10 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
             } else {
                 xmf::write::Target::Visual
             };
+            if let Some(original) = original_xmf(mark, mesh, &scene.materials, &mut views) {
+                w.files.push((data_dir.join(file), original));
+                continue;
+            }
             let (x, ww) = xmf::mesh::from_mesh(mesh, &scene.materials, target).map_err(|e| {
                 Error::new(
                     e.kind,
@@ -906,10 +910,7 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
                 .in_file(out)
             })?;
             w.warnings.extend(ww);
-            let bytes = match original_xmf(mark, mesh, &scene.materials, &mut views) {
-                Some(b) => b,
-                None => xmf::write::write(&x).map_err(|e| e.in_file(out))?,
-            };
+            let bytes = xmf::write::write(&x).map_err(|e| e.in_file(out))?;
             w.files.push((data_dir.join(file), bytes));
         }
     }
