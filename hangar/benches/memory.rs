@@ -61,16 +61,28 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Everything the CLI does with one file, so the peak is the worst of its commands.
-fn exercise(bytes: &[u8], path: &Path) {
+/// Everything the CLI does with one file, so the peak is the worst of its commands; returns the
+/// command that reached it.
+fn exercise(bytes: &[u8], path: &Path) -> &'static str {
     let Ok(opened) = any::open(bytes, path) else {
-        return;
+        return "open";
     };
-    let _ = opened.info();
-    let _ = opened.document.validate();
-    let _ = opened.dump();
+    let mut worst = ("open", PEAK.load(Relaxed));
+    let mut step = |name: &'static str, run: &dyn Fn()| {
+        let before = PEAK.swap(NOW.load(Relaxed), Relaxed);
+        run();
+        let peak = PEAK.load(Relaxed);
+        if peak > worst.1 {
+            worst = (name, peak);
+        }
+        PEAK.fetch_max(before, Relaxed);
+    };
+    step("info", &|| drop(opened.info()));
+    step("validate", &|| drop(opened.document.validate()));
+    step("dump", &|| drop(opened.dump()));
     let out = std::env::temp_dir().join("hangar-memory-bench.glb");
-    let _ = any::convert(&opened, path, &out);
+    step("convert", &|| drop(any::convert(&opened, path, &out)));
+    worst.0
 }
 
 fn main() {
@@ -82,14 +94,17 @@ fn main() {
     files(Path::new(&root), &mut all);
     all.sort();
     let (mut worst, mut worst_file, mut over) = (0f64, String::new(), 0);
-    println!("{:>12} {:>12} {:>8}  file", "input", "peak heap", "ratio");
+    println!(
+        "{:>12} {:>12} {:>8}  {:<8} file",
+        "input", "peak heap", "ratio", "worst at"
+    );
     for f in &all {
         let Ok(bytes) = std::fs::read(f) else {
             continue;
         };
         let base = NOW.load(Relaxed);
         PEAK.store(base, Relaxed);
-        exercise(&bytes, f);
+        let step = exercise(&bytes, f);
         let peak = PEAK.load(Relaxed).saturating_sub(base);
         let ratio = peak as f64 / bytes.len().max(1) as f64;
         let limit = (64usize << 20) + 16 * bytes.len();
@@ -98,10 +113,11 @@ fn main() {
             (worst, worst_file) = (ratio, f.display().to_string());
         }
         println!(
-            "{:>12} {:>12} {:>8.1}  {}{}",
+            "{:>12} {:>12} {:>8.1}  {:<8} {}{}",
             bytes.len(),
             peak,
             ratio,
+            step,
             f.display(),
             if peak > limit {
                 "  OVER 64 MiB + 16 x"

@@ -165,3 +165,27 @@ fn actor_faces_wind_counter_clockwise_around_their_normals() {
     println!("{ccw} of {total} actor triangles wind counter-clockwise ({share:.4})");
     assert!(total > 50_000 && share > 0.95, "{share}");
 }
+
+/// The dump written straight from the file (no second JSON tree, for memory) is the same text as
+/// the dump built as a JSON tree, for every corpus file, and reads back into the same bytes.
+#[test]
+fn the_streamed_dump_is_the_tree_dump() {
+    let Some(files) = files() else { return };
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let opened = hangar::any::open(&bytes, &f).unwrap();
+        let text = opened.dump().unwrap();
+        let mut tree = opened.document.dump().unwrap();
+        let tree = tree.as_object_mut().unwrap();
+        let head: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(head["format"], "emfx");
+        tree.insert("format".into(), head["format"].clone());
+        tree.insert("hangar_dump".into(), 1.into());
+        assert_eq!(
+            text,
+            serde_json::to_string_pretty(&tree).unwrap(),
+            "{}",
+            f.display()
+        );
+    }
+}

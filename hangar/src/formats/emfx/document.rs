@@ -73,6 +73,14 @@ impl Document for EmfxDocument {
         Ok(super::to_json(&self.0))
     }
 
+    fn dump_text(&self, format: &str, version: u32) -> Option<Result<String>> {
+        Some(
+            super::dump_text(&self.0, format, version).map_err(|e| {
+                crate::Error::new(crate::ErrorKind::Invalid, None, "dump", e.to_string())
+            }),
+        )
+    }
+
     fn validate(&self) -> Vec<Finding> {
         check::check(&self.0)
     }

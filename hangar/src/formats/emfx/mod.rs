@@ -305,6 +305,60 @@ pub fn write(f: &File) -> Result<Vec<u8>> {
     Ok(w.buf)
 }
 
+/// The dump of `f` with hangar's dump header, serialized from the file itself: a large actor's
+/// fields are not copied into a second JSON tree first (the dump was the peak of memory). Keys in
+/// the order a JSON object of them sorts, so the text is the one [`to_json`] gives.
+pub fn dump_text(f: &File, format: &str, version: u32) -> serde_json::Result<String> {
+    #[derive(serde::Serialize)]
+    struct ChunkDump<'a> {
+        #[serde(rename = "declaredLength", skip_serializing_if = "Option::is_none")]
+        declared: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fields: Option<&'a Value>,
+        id: String,
+        name: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        raw: Option<String>,
+        version: u32,
+    }
+    #[derive(serde::Serialize)]
+    struct Dump<'a> {
+        chunks: Vec<ChunkDump<'a>>,
+        format: &'a str,
+        hangar_dump: u32,
+        header: &'a [u8; 4],
+        kind: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tail: Option<String>,
+    }
+    let chunks = f
+        .chunks
+        .iter()
+        .map(|c| ChunkDump {
+            declared: c.declared,
+            fields: match &c.body {
+                Body::Fields(v) => Some(v),
+                Body::Raw(_) => None,
+            },
+            id: format!("0x{:x}", c.id),
+            name: c.name(f.kind),
+            raw: match &c.body {
+                Body::Raw(b) => Some(b.to_base64()),
+                Body::Fields(_) => None,
+            },
+            version: c.version,
+        })
+        .collect();
+    serde_json::to_string_pretty(&Dump {
+        chunks,
+        format,
+        hangar_dump: version,
+        header: &f.header,
+        kind: f.kind.name(),
+        tail: (!f.tail.is_empty()).then(|| f.tail.to_base64()),
+    })
+}
+
 pub fn to_json(f: &File) -> Value {
     let chunks: Vec<Value> = f
         .chunks
