@@ -1033,3 +1033,29 @@ fn a_real_texture_survives_bc7_and_bc1_reencoding() {
         );
     }
 }
+
+#[test]
+fn every_small_size_encodes_to_the_size_its_header_describes() {
+    for w in 1..=9u32 {
+        for h in [1u32, 2, 3, 5, 8, 13] {
+            let img = dds::Image {
+                width: w,
+                height: h,
+                rgba: [200u8, 100, 50, 255].repeat((w * h) as usize),
+            };
+            for encoding in [Encoding::Bc1, Encoding::Bc4, Encoding::Bc7] {
+                let f = dds::encode::encode(
+                    &img,
+                    DdsOptions {
+                        encoding,
+                        mipmaps: Mipmaps::Full,
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{w}x{h} {}: {e}", encoding.name()));
+                let head = dds::read_header(&f).unwrap();
+                assert_eq!(head.mips, dds::encode::full_chain(w, h));
+                assert_eq!(head.file_bytes(), Some(f.len()));
+            }
+        }
+    }
+}
