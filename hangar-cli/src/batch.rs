@@ -88,7 +88,6 @@ fn convert_entry(
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    let (out, _warnings) = any::convert_textured(&opened, label, &dest, &[], tex)?;
-    hangar::io::write_output(&dest, &out)?;
+    any::convert_textured(&opened, label, &dest, &[], tex)?.write(&dest)?;
     Ok(())
 }

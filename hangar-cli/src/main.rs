@@ -4,6 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use hangar::any;
+use hangar::formats::dds;
 use hangar::validate::Finding;
 use hangar::validate::Severity;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -59,6 +60,9 @@ hangar convert Marine.m3 marine.glb\n  \
 hangar convert hero.m3 --motion hero.m3a hero.glb       # add an .m3a's sequences\n  \
 hangar convert actor.xac --motion walk.xsm --motion smile.xpm actor.glb\n  \
 hangar convert ship_part_folder ship.glb               # parts + their _data.ani states\n  \
+hangar convert --textures copy ship.xml ship.gltf       # textures as PNG files in ship_textures/\n  \
+hangar convert tex.dds tex.png                          # a cube map or array: its surfaces side by side\n  \
+hangar convert tex.png tex.dds --format bc1             # BC7 by default, with every mip level\n  \
 hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel\n  \
 hangar info \"X4::assets/units/size_s/ship_arg_s_fighter_01_data/part-lod0.xmf\"  # inside the game's catalogs\n  \
 hangar convert \"X4::assets/units\" out/ --to glb       # a batch straight from the game (report.json)\n  \
@@ -99,7 +103,7 @@ enum Command {
         json: bool,
     },
     /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .xac
-    /// .xsm .xpm .ani .json .bgf .bgp .bsg .xml .dot.
+    /// .xsm .xpm .ani .json .bgf .bgp .bsg .xml .dot .png .dds.
     ///
     /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
     /// materials), anything else a visual mesh. A file converted to its own format (XMF, M3, XAC, XSM,
@@ -115,6 +119,9 @@ enum Command {
     /// file in INPUT (recursively) is converted into it with the extension given by --to.
     /// Anark UI files: a .bgf becomes the readable presentation .xml (and an .xml a .bgf), a .bsg
     /// scene graph a .glb node tree (nodes `AK<id>`, bounding boxes in extras), a .bgp a Graphviz .dot.
+    /// Textures: a .dds, X4 .gz or .tga becomes a .png (a cube map's six faces, an array's layers
+    /// side by side); a .png, .tga, .gz or .dds becomes a .dds (`--format`, `--mipmaps`), e.g.
+    /// `hangar convert hull_diff.png hull_diff.dds --format bc1`.
     Convert {
         input: PathBuf,
         output: PathBuf,
@@ -156,19 +163,56 @@ struct TextureArgs {
     /// its textures and material library are looked up there.
     #[arg(long, value_name = "GAME")]
     game: Option<PathBuf>,
-    /// embed: the textures become PNG images inside the glTF; none: only their paths are kept
-    /// (in the materials' extras).
+    /// embed: the textures become PNG images inside the glTF; copy: PNG files in
+    /// `<output name>_textures/` beside the output, which names them by relative path (a .glb
+    /// too); link: a texture that is a loose PNG file is named where it lies (relative path), the
+    /// others are copied; none: only their paths are kept (in the materials' extras).
     #[arg(long, value_enum, default_value = "embed")]
     textures: TextureMode,
     /// PNG compression for converted textures: fast (default; they are intermediates) or best.
     #[arg(long = "png-compression", value_enum, default_value = "fast")]
     png_compression: PngLevel,
+    /// Block compression of a .dds OUTPUT: bc7 (RGBA, best quality), bc3 (DXT5, RGBA), bc1 (DXT1,
+    /// RGB), bc4 (one channel), bc5 (two channels: normal maps).
+    /// Example: `hangar convert tex.png tex.dds --format bc1`.
+    #[arg(long, value_enum, default_value = "bc7")]
+    format: DdsFormat,
+    /// Mip levels of a .dds OUTPUT: full (every level down to 1x1) or none (full size only).
+    #[arg(long, value_enum, default_value = "full")]
+    mipmaps: MipLevels,
+    /// A cube map, array or volume to .png: strip (every face, layer or slice side by side, left
+    /// to right as stored) or first (the first surface only).
+    #[arg(long, value_enum, default_value = "strip")]
+    surfaces: SurfaceChoice,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum TextureMode {
     Embed,
+    Copy,
+    Link,
     None,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DdsFormat {
+    Bc7,
+    Bc3,
+    Bc1,
+    Bc4,
+    Bc5,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum MipLevels {
+    Full,
+    None,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SurfaceChoice {
+    Strip,
+    First,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -191,11 +235,30 @@ impl TextureArgs {
             views,
             mode: match self.textures {
                 TextureMode::Embed => hangar::textures::Mode::Embed,
+                TextureMode::Copy => hangar::textures::Mode::Copy,
+                TextureMode::Link => hangar::textures::Mode::Link,
                 TextureMode::None => hangar::textures::Mode::None,
             },
             png: match self.png_compression {
-                PngLevel::Fast => hangar::formats::dds::PngCompression::Fast,
-                PngLevel::Best => hangar::formats::dds::PngCompression::Best,
+                PngLevel::Fast => dds::PngCompression::Fast,
+                PngLevel::Best => dds::PngCompression::Best,
+            },
+            surfaces: match self.surfaces {
+                SurfaceChoice::Strip => dds::Surfaces::Strip,
+                SurfaceChoice::First => dds::Surfaces::First,
+            },
+            dds: dds::encode::Options {
+                encoding: match self.format {
+                    DdsFormat::Bc7 => dds::encode::Encoding::Bc7,
+                    DdsFormat::Bc3 => dds::encode::Encoding::Bc3,
+                    DdsFormat::Bc1 => dds::encode::Encoding::Bc1,
+                    DdsFormat::Bc4 => dds::encode::Encoding::Bc4,
+                    DdsFormat::Bc5 => dds::encode::Encoding::Bc5,
+                },
+                mipmaps: match self.mipmaps {
+                    MipLevels::Full => dds::encode::Mipmaps::Full,
+                    MipLevels::None => dds::encode::Mipmaps::None,
+                },
             },
         })
     }
@@ -462,8 +525,8 @@ fn convert_one(
         );
     }
     let bytes = hangar::vfs::read_arg(input)?;
-    if hangar::io::has_ext(output, "png") {
-        return texture_to_png(input, &bytes, output, tex.png);
+    if let Some(picture) = hangar::textures::convert_texture(&bytes, input, output, tex) {
+        return write_picture(input, output, picture?, verbose);
     }
     any::check_output(output)?;
     let opened = any::open(&bytes, input)?;
@@ -480,9 +543,10 @@ fn convert_one(
         .into_iter()
         .zip(&motion_files)
         .collect();
-    let (out, warnings) = any::convert_textured(&opened, input, output, &labels, tex)?;
+    let converted = any::convert_textured(&opened, input, output, &labels, tex)?;
+    let warnings = &converted.warnings;
     print_warnings(input, &opened.warnings, verbose);
-    print_warnings(input, &warnings, verbose);
+    print_warnings(input, warnings, verbose);
     for (m, o) in motions.iter().zip(&motion_files) {
         print_warnings(m, &o.warnings, verbose);
     }
@@ -490,9 +554,17 @@ fn convert_one(
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
     }
-    hangar::io::write_output(output, &out)?;
+    converted.write(output)?;
     if verbose {
-        eprintln!("wrote {} ({} bytes)", output.display(), out.len());
+        eprintln!(
+            "wrote {} ({} bytes{})",
+            output.display(),
+            converted.bytes.len(),
+            match converted.files.len() {
+                0 => String::new(),
+                n => format!(", and {n} texture files"),
+            }
+        );
     }
     let mut all: Vec<String> = Vec::new();
     let mut keep = |file: &Path, w: &[hangar::Warning]| {
@@ -503,33 +575,34 @@ fn convert_one(
         )
     };
     keep(input, &opened.warnings);
-    keep(input, &warnings);
+    keep(input, warnings);
     for (m, o) in motions.iter().zip(&motion_files) {
         keep(m, &o.warnings);
     }
     Ok(all)
 }
 
-/// A texture (.dds, or X4's .gz) as a PNG image.
-fn texture_to_png(
+/// Writes a converted texture (a .png or .dds output) and says what it is.
+fn write_picture(
     input: &Path,
-    bytes: &[u8],
     output: &Path,
-    level: hangar::formats::dds::PngCompression,
+    picture: hangar::textures::Picture,
+    verbose: bool,
 ) -> Result<Vec<String>> {
-    let png = hangar::formats::dds::to_png(bytes, level).map_err(|e| e.in_file(input))?;
-    let warnings: Vec<String> = png
+    print_warnings(input, &picture.warnings, verbose);
+    hangar::io::write_output(output, &picture.bytes)?;
+    let (w, h, n) = (picture.width, picture.height, picture.bytes.len());
+    eprintln!(
+        "wrote {} ({w}x{h}{}, {n} bytes)",
+        output.display(),
+        picture.what
+    );
+    Ok(picture
         .warnings
         .iter()
+        .filter(|w| !w.note)
         .map(|w| format!("{}: {w}", input.display()))
-        .collect();
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
-    hangar::io::write_output(output, &png.bytes)?;
-    let (w, h, n) = (png.width, png.height, png.bytes.len());
-    eprintln!("wrote {} ({w}x{h}, {n} bytes)", output.display());
-    Ok(warnings)
+        .collect())
 }
 
 fn convert_component(
@@ -538,10 +611,21 @@ fn convert_component(
     verbose: bool,
     tex: &hangar::textures::Options,
 ) -> Result<()> {
-    let (bytes, warnings) = any::convert_component(input, output, tex)?;
-    print_warnings(input, &warnings, verbose);
-    hangar::io::write_output(output, &bytes)?;
-    eprintln!("wrote {} ({} bytes)", output.display(), bytes.len());
+    let converted = any::convert_component(input, output, tex)?;
+    print_warnings(input, &converted.warnings, verbose);
+    converted.write(output)?;
+    eprintln!(
+        "wrote {} ({} bytes{})",
+        output.display(),
+        converted.bytes.len(),
+        match converted.files.len() {
+            0 => String::new(),
+            n => format!(
+                ", and {n} texture files in {}",
+                hangar::textures::copy_folder(output)
+            ),
+        }
+    );
     Ok(())
 }
 

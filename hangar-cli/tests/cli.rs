@@ -525,3 +525,49 @@ fn jobs_change_the_pace_not_the_outputs() {
     assert!(err.contains("--jobs"), "{err}");
     assert!(!d.join("out0").exists());
 }
+
+#[test]
+fn png_to_dds_and_back_from_the_command_line() {
+    use hangar::formats::dds;
+    let d = tmp("png_dds");
+    let img = dds::Image {
+        width: 4,
+        height: 4,
+        rgba: [0u8, 0, 255, 255].repeat(16),
+    };
+    let png = d.join("blue.png");
+    std::fs::write(
+        &png,
+        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
+    )
+    .unwrap();
+    let out = d.join("blue.dds");
+    let s = |p: &Path| p.display().to_string();
+    let (code, _, err) = hangar(&["convert", &s(&png), &s(&out), "--format", "bc1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(4x4, BC1, 3 mip levels, 152 bytes)"), "{err}");
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(&bytes[84..88], b"DXT1");
+    let back = d.join("back.png");
+    let (code, _, err) = hangar(&["convert", &s(&out), &s(&back)]);
+    assert_eq!(code, 0, "{err}");
+    let again = dds::encode::read_png(&std::fs::read(&back).unwrap()).unwrap();
+    assert_eq!(again.rgba, img.rgba, "pure blue survives BC1 exactly");
+    // Default BC7, no mips.
+    let (code, _, err) = hangar(&["convert", &s(&png), &s(&out), "--mipmaps", "none"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(4x4, BC7, 1 mip level, 164 bytes)"), "{err}");
+    // A file that is no picture: exit 1 naming the file, nothing written.
+    let junk = d.join("junk.png");
+    std::fs::write(&junk, b"not a picture").unwrap();
+    let (code, _, err) = hangar(&["convert", &s(&junk), &s(&d.join("junk.dds"))]);
+    assert_eq!(code, 1);
+    assert!(err.contains("junk.png"), "{err}");
+    assert!(!d.join("junk.dds").exists());
+    let (_, help, _) = hangar(&["convert", "--help"]);
+    assert!(help.contains("--format <FORMAT>"), "{help}");
+    assert!(
+        help.contains("hangar convert hull_diff.png hull_diff.dds --format bc1"),
+        "{help}"
+    );
+}

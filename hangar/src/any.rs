@@ -310,7 +310,7 @@ impl FileFormat for DumpFormat {
 fn scene_output(
     scene: &Scene,
     output: &Path,
-    images: Option<&crate::textures::Images>,
+    images: Option<&crate::textures::Placement>,
 ) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
     let ext = ext_of(output);
     let bytes = match ext.as_str() {
@@ -385,16 +385,43 @@ pub fn convert_with(
     motions: &[(String, &Opened<'_>)],
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
     convert_textured(opened, input, output, motions, &Default::default())
+        .map(|c| (c.bytes, c.warnings))
 }
 
-/// [`convert_with`] with texture options (where to look, embed or not, PNG compression).
+/// What a conversion writes: the output's bytes, the files that go with it (textures copied
+/// beside a glTF; paths relative to the output's folder), and what was noticed on the way.
+#[derive(Debug, Default)]
+pub struct Converted {
+    pub bytes: Vec<u8>,
+    pub files: Vec<(std::path::PathBuf, Vec<u8>)>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Converted {
+    /// Writes `output` and its files as one output (see [`crate::io::write_outputs`]): all of
+    /// them or none, the output itself last.
+    pub fn write(&self, output: &Path) -> Result<()> {
+        let dir = output.parent().unwrap_or(Path::new(""));
+        let paths: Vec<std::path::PathBuf> = self.files.iter().map(|(p, _)| dir.join(p)).collect();
+        let mut all: Vec<(&Path, &[u8])> = paths
+            .iter()
+            .zip(&self.files)
+            .map(|(p, (_, b))| (p.as_path(), b.as_slice()))
+            .collect();
+        all.push((output, &self.bytes));
+        crate::io::write_outputs(&all)
+    }
+}
+
+/// [`convert_with`] with texture options (where to look, how the glTF carries them, PNG
+/// compression).
 pub fn convert_textured(
     opened: &Opened<'_>,
     input: &Path,
     output: &Path,
     motions: &[(String, &Opened<'_>)],
     textures: &crate::textures::Options,
-) -> Result<(Vec<u8>, Vec<Warning>)> {
+) -> Result<Converted> {
     convert_inner(opened, input, output, motions, textures).map_err(|mut e| {
         // A refused output is the input's doing: name both.
         if e.file.is_none() {
@@ -410,7 +437,7 @@ fn convert_inner(
     output: &Path,
     motions: &[(String, &Opened<'_>)],
     textures: &crate::textures::Options,
-) -> Result<(Vec<u8>, Vec<Warning>)> {
+) -> Result<Converted> {
     check_output(output)?;
     let ext = ext_of(output);
     if !motions.is_empty() && !matches!(ext.as_str(), "glb" | "gltf") {
@@ -418,27 +445,36 @@ fn convert_inner(
             "--motion adds animations to a glTF output (.glb or .gltf) only",
         ));
     }
+    let plain = |(bytes, warnings)| Converted {
+        bytes,
+        files: Vec::new(),
+        warnings,
+    };
     if ext == "json" {
-        return Ok((opened.dump()?.into_bytes(), Vec::new()));
+        return Ok(plain((opened.dump()?.into_bytes(), Vec::new())));
     }
     if motions.is_empty() {
         if let Some(r) = opened.document.write(output) {
-            return r;
+            return r.map(plain);
         }
     }
     let (mut scene, mut warnings) = opened.document.to_scene(&stem(input), motions)?;
     if let Some(f) = FORMATS.iter().find(|f| f.writes_scene(output)) {
         let (bytes, w) = f.write_scene(&scene, output)?;
         warnings.extend(w);
-        return Ok((bytes, warnings));
+        return Ok(plain((bytes, warnings)));
     }
-    let (images, w) = crate::textures::resolve(&mut scene, input, textures);
+    let (placement, w) = textured_scene(&mut scene, input, output, textures);
     warnings.extend(w);
-    match scene_output(&scene, output, Some(&images)) {
+    match scene_output(&scene, output, Some(&placement)) {
         Some(r) => {
             let (bytes, w) = r?;
             warnings.extend(w);
-            Ok((bytes, warnings))
+            Ok(Converted {
+                bytes,
+                files: placement.files,
+                warnings,
+            })
         }
         None => Err(Error::unsupported(format!(
             "{} is not written from {}: use one of {}",
@@ -451,13 +487,32 @@ fn convert_inner(
     }
 }
 
+/// Finds `scene`'s textures (`model` is where it was read from) and places them for a glTF written
+/// to `output`. An OBJ output takes no images.
+fn textured_scene(
+    scene: &mut Scene,
+    model: &Path,
+    output: &Path,
+    textures: &crate::textures::Options,
+) -> (crate::textures::Placement, Vec<Warning>) {
+    let (resolved, mut warnings) = crate::textures::resolve(scene, model, textures);
+    let mode = if matches!(ext_of(output).as_str(), "glb" | "gltf") {
+        textures.mode
+    } else {
+        crate::textures::Mode::Embed
+    };
+    let (placement, w) = crate::textures::place(resolved, mode, output);
+    warnings.extend(w);
+    (placement, warnings)
+}
+
 /// A component as one glTF file: its XML (see [`crate::assemble`]), a `_data` folder with the XML
 /// beside it, or a bare folder of parts and their `_data.ani` (see [`crate::component`]).
 pub fn convert_component(
     dir: &Path,
     output: &Path,
     textures: &crate::textures::Options,
-) -> Result<(Vec<u8>, Vec<Warning>)> {
+) -> Result<Converted> {
     let xml = if dir.is_file() {
         Some(dir.to_path_buf())
     } else {
@@ -478,13 +533,17 @@ pub fn convert_component(
     }
     // Textures are looked for around the XML, or inside a bare folder.
     let model = xml.unwrap_or_else(|| dir.join("component"));
-    let (images, w) = crate::textures::resolve(&mut scene, &model, textures);
+    let (placement, w) = textured_scene(&mut scene, &model, output, textures);
     warnings.extend(w);
-    match scene_output(&scene, output, Some(&images)) {
+    match scene_output(&scene, output, Some(&placement)) {
         Some(r) => {
             let (bytes, w) = r.map_err(|e| e.in_file(output))?;
             warnings.extend(w);
-            Ok((bytes, warnings))
+            Ok(Converted {
+                bytes,
+                files: placement.files,
+                warnings,
+            })
         }
         None => {
             Err(Error::unsupported("a component converts to .glb, .gltf or .obj").in_file(output))

@@ -65,15 +65,7 @@ pub fn write_output_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.hangar-{}.tmp", std::process::id()));
+    let tmp = temp_for(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         // No fsync: the rename already keeps readers from half a file, and a flush per output
@@ -84,6 +76,54 @@ pub fn write_output_with(
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// The temporary file [`write_output`] fills before renaming it to `path`.
+fn temp_for(path: &Path) -> std::path::PathBuf {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dir.join(format!(".{name}.hangar-{}.tmp", std::process::id()))
+}
+
+/// Writes several files as one output (a glTF and the textures it names): every file goes to a
+/// temporary file beside it first, and only when all of them are written are they renamed, in
+/// order (so the last one, the file naming the others, appears last). A failure while writing
+/// leaves none of them; folders are made as needed.
+pub fn write_outputs(files: &[(&Path, &[u8])]) -> Result<()> {
+    let mut temps: Vec<std::path::PathBuf> = Vec::with_capacity(files.len());
+    let clean = |temps: &[std::path::PathBuf]| {
+        for t in temps {
+            let _ = std::fs::remove_file(t);
+        }
+    };
+    for (path, bytes) in files {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                clean(&temps);
+                return Err(Error::io(dir, e));
+            }
+        }
+        let tmp = temp_for(path);
+        let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes));
+        temps.push(tmp);
+        if let Err(e) = written {
+            clean(&temps);
+            return Err(Error::io(path, e));
+        }
+    }
+    for (i, ((path, _), tmp)) in files.iter().zip(&temps).enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            clean(temps.get(i..).unwrap_or_default());
+            return Err(Error::io(path, e));
+        }
     }
     Ok(())
 }

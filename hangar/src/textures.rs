@@ -11,7 +11,7 @@ use crate::model::Scene;
 use crate::vfs::GameView;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How a glTF output carries its textures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,23 +19,117 @@ pub enum Mode {
     /// PNG images inside the file (a GLB's buffer, or a .gltf's embedded buffer).
     #[default]
     Embed,
+    /// PNG files written into `<output stem>_textures/` beside the output, which names them by
+    /// relative URI (a .glb too).
+    Copy,
+    /// The texture's own file, by a URI relative to the output, when it is a loose PNG; any other
+    /// texture (DDS, X4's .gz, inside a catalog) is copied as with [`Mode::Copy`].
+    Link,
     /// No images: texture paths are kept in the materials' extras only.
     None,
 }
 
 const LIBRARY: &str = "libraries/material_library.xml";
 
-/// Options of a model conversion that concern textures.
+/// Options of a conversion that concern textures: a model's, or a texture file's own.
 #[derive(Default)]
 pub struct Options {
     /// Views searched first, in order (`--textures-from DIR`, `--game GAME`, `GAME::`).
     pub views: Vec<GameView>,
     pub mode: Mode,
     pub png: PngCompression,
+    /// A cube map, array or volume converted to a .png: one surface or all side by side.
+    pub surfaces: dds::Surfaces,
+    /// How a .dds output is encoded.
+    pub dds: dds::encode::Options,
+}
+
+/// A texture file converted to a picture file.
+pub struct Picture {
+    pub bytes: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    /// What was written beyond the size, for messages (", BC7, 10 mip levels").
+    pub what: String,
+    pub warnings: Vec<Warning>,
+}
+
+/// A texture file (`input`: DDS, X4's .gz, PNG, or TGA by its name) converted to what `output`
+/// names: a `.png`, or a `.dds` encoded as `opts.dds` says. `None` when `output` is neither.
+pub fn convert_texture(
+    bytes: &[u8],
+    input: &Path,
+    output: &Path,
+    opts: &Options,
+) -> Option<crate::error::Result<Picture>> {
+    use crate::io::has_ext;
+    let named = |e: crate::error::Error| e.in_file(input);
+    if has_ext(output, "png") {
+        let png_options = dds::PngOptions {
+            level: opts.png,
+            surfaces: opts.surfaces,
+        };
+        return Some(
+            dds::to_png_with(bytes, input, png_options)
+                .map(|p| Picture {
+                    bytes: p.bytes,
+                    width: p.width,
+                    height: p.height,
+                    what: String::new(),
+                    warnings: p.warnings,
+                })
+                .map_err(named),
+        );
+    }
+    if has_ext(output, "dds") {
+        return Some(
+            (|| {
+                let (img, warnings) = dds::load(bytes, input)?;
+                let bytes = dds::encode::encode(&img, opts.dds)?;
+                let mips = match opts.dds.mipmaps {
+                    dds::encode::Mipmaps::Full => dds::encode::full_chain(img.width, img.height),
+                    dds::encode::Mipmaps::None => 1,
+                };
+                Ok(Picture {
+                    bytes,
+                    width: img.width,
+                    height: img.height,
+                    what: format!(
+                        ", {}, {mips} mip level{}",
+                        opts.dds.encoding.name(),
+                        if mips == 1 { "" } else { "s" }
+                    ),
+                    warnings,
+                })
+            })()
+            .map_err(named),
+        );
+    }
+    None
 }
 
 /// The PNG images of a scene's textures, by the path the materials name them with.
 pub type Images = BTreeMap<String, Vec<u8>>;
+
+/// A scene's textures as [`resolve`] finds them: PNG images, and the loose PNG files on disk some
+/// of them are (what [`Mode::Link`] refers to).
+#[derive(Debug, Default)]
+pub struct Resolved {
+    pub images: Images,
+    pub loose_png: BTreeMap<String, PathBuf>,
+}
+
+/// How a glTF refers to its images: inside it, or by URI to files beside it.
+#[derive(Debug, Default)]
+pub struct Placement {
+    /// PNG images inside the glTF, by texture path.
+    pub embedded: Images,
+    /// Images named by a path relative to the glTF's folder (`/` separated, not yet
+    /// percent-encoded), by texture path.
+    pub linked: BTreeMap<String, String>,
+    /// Files to write with the glTF (copied textures), each path relative to the output's folder.
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+}
 
 /// Where one model's textures are looked for.
 pub struct Search<'a> {
@@ -118,11 +212,20 @@ impl<'a> Search<'a> {
 
     /// The bytes of the texture the game names `path`, or the paths looked for.
     pub fn read(&self, path: &str) -> Result<crate::io::Input, String> {
+        self.read_located(path).map(|(b, _, _)| b)
+    }
+
+    /// [`Self::read`], with the file on disk when the texture is a loose file (not inside a
+    /// catalog), and the game path it was found under.
+    pub fn read_located(
+        &self,
+        path: &str,
+    ) -> Result<(crate::io::Input, Option<PathBuf>, String), String> {
         let cands = Self::candidates(path);
         for v in self.all() {
             for c in &cands {
                 if let Ok(b) = v.read(c) {
-                    return Ok(b);
+                    return Ok((b, v.locate(c), c.clone()));
                 }
             }
         }
@@ -130,7 +233,7 @@ impl<'a> Search<'a> {
         if let (Some(beside), Some(name)) = (self.owned.last(), path.rsplit(['/', '\\']).next()) {
             for c in Self::candidates(name) {
                 if let Ok(b) = beside.read(&c) {
-                    return Ok(b);
+                    return Ok((b, beside.locate(&c), c));
                 }
             }
         }
@@ -145,13 +248,16 @@ enum Miss {
     Broken(String),
 }
 
+/// A texture's PNG, and the file on disk when it is a loose PNG.
+type Png = (Vec<u8>, Option<PathBuf>);
+
 /// A texture path, its PNG or why there is none, and the warnings of its decoding.
-type Found = (String, Result<Vec<u8>, Miss>, Vec<Warning>);
+type Found = (String, Result<Png, Miss>, Vec<Warning>);
 
 /// Finds and converts every texture `scene`'s materials name; a texture that is not found or does
 /// not decode is dropped from its slot (never a dangling URI) and reported with the paths looked for.
 /// Its path stays in the material's extras where the format reader put it.
-pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Images, Vec<Warning>) {
+pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Vec<Warning>) {
     let mut warnings = Vec::new();
     let search = Search::new(model, &opts.views);
     // X4 names materials `collection.material`; the library knows their textures.
@@ -177,29 +283,39 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Images, Vec<
     wanted.sort();
     wanted.dedup();
     if wanted.is_empty() {
-        return (Images::new(), warnings);
+        return (Resolved::default(), warnings);
     }
     if opts.mode == Mode::None {
         for m in &mut scene.materials {
             m.textures = Default::default();
         }
-        return (Images::new(), warnings);
+        return (Resolved::default(), warnings);
     }
+    let png_options = dds::PngOptions {
+        level: opts.png,
+        surfaces: dds::Surfaces::First,
+    };
     let results: Vec<Found> = wanted
         .par_iter()
-        .map(|p| match search.read(p) {
+        .map(|p| match search.read_located(p) {
             Err(looked) => (p.clone(), Err(Miss::NotFound(looked)), Vec::new()),
-            Ok(bytes) => match dds::to_png(&bytes, opts.png) {
-                Ok(png) => (p.clone(), Ok(png.bytes), png.warnings),
-                Err(e) => (
-                    p.clone(),
-                    Err(Miss::Broken(format!("{p}: {e}"))),
-                    Vec::new(),
-                ),
-            },
+            Ok((bytes, file, name)) => {
+                match dds::to_png_with(&bytes, Path::new(&name), png_options) {
+                    Ok(png) => {
+                        let loose = file.filter(|_| bytes.starts_with(&dds::PNG_MAGIC));
+                        (p.clone(), Ok((png.bytes, loose)), png.warnings)
+                    }
+                    Err(e) => (
+                        p.clone(),
+                        Err(Miss::Broken(format!("{p}: {e}"))),
+                        Vec::new(),
+                    ),
+                }
+            }
         })
         .collect();
     let mut images = Images::new();
+    let mut loose_png = BTreeMap::new();
     let (mut missing, mut broken) = (Vec::new(), Vec::new());
     for (p, r, w) in results {
         warnings.extend(
@@ -207,7 +323,10 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Images, Vec<
                 .map(|w| Warning::new(w.offset, format!("texture {p}: {}", w.path), w.message)),
         );
         match r {
-            Ok(png) => {
+            Ok((png, loose)) => {
+                if let Some(f) = loose {
+                    loose_png.insert(p.clone(), f);
+                }
                 images.insert(p, png);
             }
             Err(Miss::NotFound(looked)) => missing.push(looked),
@@ -245,12 +364,166 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Images, Vec<
             ),
         ));
     }
-    (images, warnings)
+    (Resolved { images, loose_png }, warnings)
+}
+
+/// The folder [`Mode::Copy`] writes an output's textures into: `<output stem>_textures`.
+pub fn copy_folder(output: &Path) -> String {
+    let stem = output
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    format!("{stem}_textures")
+}
+
+/// The file name a texture gets in the copy folder: its own name (the game path's last part) as
+/// `.png`, with characters file systems or URIs trip on replaced, made unique (any case) by `_2`...
+fn copy_name(path: &str, taken: &mut Vec<String>) -> String {
+    let last = path.rsplit(['/', '\\']).next().unwrap_or_default();
+    let stem = match last.rfind('.') {
+        Some(i) if i > 0 => last.get(..i).unwrap_or(last),
+        _ => last,
+    };
+    let mut clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_ .".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    clean = clean.trim_matches(['.', ' ']).to_string();
+    if clean.is_empty() {
+        clean = "texture".into();
+    }
+    let mut name = format!("{clean}.png");
+    let mut k = 2;
+    while taken.iter().any(|t| t.eq_ignore_ascii_case(&name)) {
+        name = format!("{clean}_{k}.png");
+        k += 1;
+    }
+    taken.push(name.clone());
+    name
+}
+
+/// `file` as a relative path from the folder `from` (`/` separated), when both are absolute paths
+/// on the same root.
+fn relative(from: &Path, file: &Path) -> Option<String> {
+    use std::path::Component;
+    let a: Vec<Component> = from.components().collect();
+    let b: Vec<Component> = file.components().collect();
+    let same_root = matches!(
+        (a.first(), b.first()),
+        (Some(x), Some(y)) if x == y && matches!(x, Component::RootDir | Component::Prefix(_))
+    );
+    if !same_root {
+        return None;
+    }
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
+    for c in b.get(common..)? {
+        match c {
+            Component::Normal(n) => parts.push(n.to_str()?.to_string()),
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The folder `output` will be written in, absolute and with links resolved as far as it exists.
+fn output_folder(output: &Path) -> Option<PathBuf> {
+    let dir = output.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = std::path::absolute(dir.unwrap_or(Path::new("."))).ok()?;
+    // Resolve the part that exists (links), keep the rest as written.
+    let mut existing = dir.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name()?.to_os_string());
+        existing = existing.parent()?.to_path_buf();
+    }
+    let mut out = std::fs::canonicalize(&existing).ok()?;
+    for r in rest.into_iter().rev() {
+        out.push(r);
+    }
+    Some(out)
+}
+
+/// How the glTF written to `output` carries the `resolved` textures under `mode`: inside it
+/// ([`Mode::Embed`]), or as files beside it named by relative URI ([`Mode::Copy`], [`Mode::Link`]).
+pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<Warning>) {
+    let mut placement = Placement::default();
+    let mut warnings = Vec::new();
+    match mode {
+        Mode::Embed | Mode::None => {
+            placement.embedded = resolved.images;
+            return (placement, warnings);
+        }
+        Mode::Copy | Mode::Link => {}
+    }
+    let folder = copy_folder(output);
+    let out_dir = output_folder(output);
+    let mut taken = Vec::new();
+    let mut copied_instead = Vec::new();
+    for (path, png) in resolved.images {
+        if mode == Mode::Link {
+            let link = resolved
+                .loose_png
+                .get(&path)
+                .and_then(|f| relative(out_dir.as_deref()?, f));
+            if let Some(rel) = link {
+                placement.linked.insert(path, rel);
+                continue;
+            }
+            copied_instead.push(path.clone());
+        }
+        let name = copy_name(&path, &mut taken);
+        placement.linked.insert(path, format!("{folder}/{name}"));
+        placement.files.push((Path::new(&folder).join(&name), png));
+    }
+    if !copied_instead.is_empty() {
+        warnings.push(Warning::note(
+            None,
+            "materials",
+            format!(
+                "{} textures are not loose PNG files (DDS, X4's .gz, inside a catalog): written as PNG into {folder}/ and linked there: {}",
+                copied_instead.len(),
+                copied_instead.join("; ")
+            ),
+        ));
+    }
+    (placement, warnings)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copied_names_are_plain_unique_png_names() {
+        let mut taken = Vec::new();
+        assert_eq!(
+            copy_name(r"assets\textures\Hull_d.dds", &mut taken),
+            "Hull_d.png"
+        );
+        assert_eq!(copy_name("other/HULL_D.gz", &mut taken), "HULL_D_2.png");
+        assert_eq!(copy_name("../..", &mut taken), "texture.png");
+        assert_eq!(copy_name("a/b:c?.dds", &mut taken), "b_c_.png");
+    }
+
+    #[test]
+    fn relative_paths_climb_to_the_common_folder() {
+        assert_eq!(
+            relative(Path::new("/w/out"), Path::new("/w/mod/tex/a.png")).as_deref(),
+            Some("../mod/tex/a.png")
+        );
+        assert_eq!(
+            relative(Path::new("/w"), Path::new("/w/a.png")).as_deref(),
+            Some("a.png")
+        );
+        assert_eq!(relative(Path::new("w"), Path::new("/w/a.png")), None);
+    }
 
     #[test]
     fn candidates_swap_gz_and_dds_and_read_extension_paths_inside_the_mod() {

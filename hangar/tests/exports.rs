@@ -229,7 +229,9 @@ fn a_lod_file_takes_its_own_level_only() {
     let (t0, t1) = (triangles(lods[0]), triangles(lods[1]));
     assert_ne!(t0, t1);
     let out = common::gltf_out("exports").join("hull.glb");
-    let (glb, _) = any::convert_component(&dir, &out, &Default::default()).unwrap();
+    let glb = any::convert_component(&dir, &out, &Default::default())
+        .unwrap()
+        .bytes;
     std::fs::write(&out, &glb).unwrap();
     let opened = any::open(&glb, &out).unwrap();
     for (name, want) in [("hull-lod0.xmf", t0), ("hull-lod1.xmf", t1)] {
@@ -311,7 +313,9 @@ fn a_component_folders_ani_beside_it_is_found_as_the_game_lays_it_out() {
     )
     .unwrap();
     let out = common::gltf_out("exports").join("superyard_folder.glb");
-    let (glb, _) = any::convert_component(&dir, &out, &Default::default()).unwrap();
+    let glb = any::convert_component(&dir, &out, &Default::default())
+        .unwrap()
+        .bytes;
     std::fs::write(&out, &glb).unwrap();
     let (doc, _) = common::load_glb(&glb);
     let names: Vec<&str> = doc.animations().filter_map(|a| a.name()).collect();

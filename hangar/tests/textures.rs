@@ -291,3 +291,771 @@ fn x4_parts_get_their_textures_from_the_mods_material_library() {
         assert!(extras.contains("diffuse_map"), "{extras}");
     }
 }
+
+// ---- PNG -> DDS (issue 16): encoded by image_dds, read back by hangar's own decoder ----
+
+use dds::encode::{Encoding, Mipmaps, Options as DdsOptions};
+
+const RED: [u8; 4] = [255, 0, 0, 255];
+const GREEN: [u8; 4] = [0, 255, 0, 255];
+const BLUE: [u8; 4] = [0, 0, 255, 255];
+const HALF_WHITE: [u8; 4] = [255, 255, 255, 128];
+
+/// An 8x8 picture of four solid 4x4 blocks: red, green (top), blue, half-transparent white.
+fn four_blocks() -> dds::Image {
+    let mut rgba = Vec::new();
+    for y in 0..8 {
+        for x in 0..8 {
+            rgba.extend_from_slice(&match (x < 4, y < 4) {
+                (true, true) => RED,
+                (false, true) => GREEN,
+                (true, false) => BLUE,
+                (false, false) => HALF_WHITE,
+            });
+        }
+    }
+    dds::Image {
+        width: 8,
+        height: 8,
+        rgba,
+    }
+}
+
+fn pixel(img: &dds::Image, x: u32, y: u32) -> [u8; 4] {
+    let at = ((y * img.width + x) * 4) as usize;
+    img.rgba[at..at + 4].try_into().unwrap()
+}
+
+fn close(got: [u8; 4], want: [u8; 4], channels: &[usize], tolerance: i16, what: &str) {
+    for &c in channels {
+        let d = (i16::from(got[c]) - i16::from(want[c])).abs();
+        assert!(d <= tolerance, "{what}: got {got:?}, want {want:?}");
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+/// An encoding, its FourCC, file size, channels compared and tolerance.
+type Case = (Encoding, &'static [u8; 4], usize, &'static [usize], i16);
+
+#[test]
+fn a_png_encodes_to_each_bc_format_and_decodes_back() {
+    let png = dds::encode_png(&four_blocks(), PngCompression::Fast).unwrap();
+    // (format, FourCC, file size with 4 mips: header + 8x8, 4x4, 2x2, 1x1 blocks, channels
+    // compared, tolerance)
+    let cases: [Case; 5] = [
+        (Encoding::Bc7, b"DX10", 148 + 7 * 16, &[0, 1, 2, 3], 2),
+        (Encoding::Bc3, b"DXT5", 128 + 7 * 16, &[0, 1, 2, 3], 4),
+        (Encoding::Bc1, b"DXT1", 128 + 7 * 8, &[0, 1, 2], 4),
+        (Encoding::Bc4, b"ATI1", 128 + 7 * 8, &[0], 2),
+        (Encoding::Bc5, b"ATI2", 128 + 7 * 16, &[0, 1], 2),
+    ];
+    for (encoding, fourcc, size, channels, tol) in cases {
+        let opts = hangar::textures::Options {
+            dds: DdsOptions {
+                encoding,
+                mipmaps: Mipmaps::Full,
+            },
+            ..Default::default()
+        };
+        let picture = hangar::textures::convert_texture(
+            &png,
+            Path::new("blocks.png"),
+            Path::new("blocks.dds"),
+            &opts,
+        )
+        .unwrap()
+        .unwrap();
+        let what = encoding.name();
+        let f = picture.bytes;
+        assert_eq!(f.len(), size, "{what}: file size");
+        assert_eq!(&f[84..88], fourcc, "{what}");
+        if encoding == Encoding::Bc7 {
+            assert_eq!(u32_at(&f, 128), 98, "BC7_UNORM");
+            assert_eq!(u32_at(&f, 140), 1, "array size");
+        }
+        let h = dds::read_header(&f).unwrap();
+        assert_eq!((h.width, h.height, h.mips), (8, 8, 4), "{what}");
+        assert_eq!(h.format, encoding.format(), "{what}");
+        assert_eq!(h.file_bytes(), Some(size), "{what}");
+        assert_eq!(picture.what, format!(", {what}, 4 mip levels"));
+        let (img, warnings) = dds::decode(&f).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!((img.width, img.height), (8, 8));
+        let want: [[u8; 4]; 4] = match encoding {
+            // One channel, as grey.
+            Encoding::Bc4 => [[255; 4], [0, 0, 0, 255], [0, 0, 0, 255], [255; 4]],
+            _ => [RED, GREEN, BLUE, HALF_WHITE],
+        };
+        for (k, (x, y)) in [(1, 1), (6, 2), (2, 5), (7, 7)].into_iter().enumerate() {
+            close(
+                pixel(&img, x, y),
+                want[k],
+                channels,
+                tol,
+                &format!("{what} at {x},{y}"),
+            );
+        }
+        if encoding == Encoding::Bc1 {
+            // BC1 keeps the opaque blocks opaque.
+            assert_eq!(pixel(&img, 1, 1)[3], 255);
+        }
+    }
+}
+
+#[test]
+fn the_mip_chain_holds_the_averages_down_to_one_pixel() {
+    let f = dds::encode::encode(&four_blocks(), DdsOptions::default()).unwrap();
+    assert_eq!(f.len(), 148 + 7 * 16);
+    // The last 16 bytes are the 1x1 level: behind a 1x1 header it decodes to the average of the
+    // four colours (127.5, 127.5, 127.5, 223.25).
+    let mut one = f[..148].to_vec();
+    one[12..16].copy_from_slice(&1u32.to_le_bytes());
+    one[16..20].copy_from_slice(&1u32.to_le_bytes());
+    one[28..32].copy_from_slice(&1u32.to_le_bytes());
+    one.extend_from_slice(&f[f.len() - 16..]);
+    let (img, _) = dds::decode(&one).unwrap();
+    close(
+        pixel(&img, 0, 0),
+        [128, 128, 128, 223],
+        &[0, 1, 2, 3],
+        4,
+        "1x1 mip",
+    );
+    // The 4x4 level (bytes 148 + 64 ..): each pixel is one block's colour.
+    let mut four = f[..148].to_vec();
+    four[12..16].copy_from_slice(&4u32.to_le_bytes());
+    four[16..20].copy_from_slice(&4u32.to_le_bytes());
+    four[28..32].copy_from_slice(&1u32.to_le_bytes());
+    four.extend_from_slice(&f[148 + 64..148 + 80]);
+    let (img, _) = dds::decode(&four).unwrap();
+    // One BC7 block of four colours: a little further from each than a solid block.
+    close(
+        pixel(&img, 0, 0),
+        RED,
+        &[0, 1, 2, 3],
+        8,
+        "4x4 mip, top left",
+    );
+    close(
+        pixel(&img, 3, 3),
+        HALF_WHITE,
+        &[0, 1, 2, 3],
+        8,
+        "4x4 mip, bottom right",
+    );
+}
+
+#[test]
+fn without_mipmaps_and_at_odd_sizes() {
+    let f = dds::encode::encode(
+        &four_blocks(),
+        DdsOptions {
+            encoding: Encoding::Bc7,
+            mipmaps: Mipmaps::None,
+        },
+    )
+    .unwrap();
+    let h = dds::read_header(&f).unwrap();
+    assert_eq!((h.mips, f.len()), (1, 148 + 4 * 16));
+    // 5x3 opaque teal: 3 levels (5x3, 2x1, 1x1), 2 + 1 + 1 BC1 blocks.
+    let teal = dds::Image {
+        width: 5,
+        height: 3,
+        rgba: [0u8, 128, 128, 255].repeat(15),
+    };
+    let f = dds::encode::encode(
+        &teal,
+        DdsOptions {
+            encoding: Encoding::Bc1,
+            mipmaps: Mipmaps::Full,
+        },
+    )
+    .unwrap();
+    assert_eq!(f.len(), 128 + 4 * 8);
+    assert_eq!(dds::read_header(&f).unwrap().mips, 3);
+    let (img, _) = dds::decode(&f).unwrap();
+    assert_eq!((img.width, img.height), (5, 3));
+    close(
+        pixel(&img, 4, 2),
+        [0, 128, 128, 255],
+        &[0, 1, 2, 3],
+        4,
+        "teal",
+    );
+    // One pixel.
+    let dot = dds::Image {
+        width: 1,
+        height: 1,
+        rgba: vec![10, 20, 30, 40],
+    };
+    let f = dds::encode::encode(&dot, DdsOptions::default()).unwrap();
+    assert_eq!(f.len(), 148 + 16);
+    close(
+        pixel(&dds::decode(&f).unwrap().0, 0, 0),
+        [10, 20, 30, 40],
+        &[0, 1, 2, 3],
+        2,
+        "1x1",
+    );
+}
+
+/// A PNG of `w` x `h` with the colour type, depth and (palette) chunk given.
+fn png_of(w: u32, h: u32, color: png::ColorType, depth: png::BitDepth, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let mut e = png::Encoder::new(&mut out, w, h);
+        e.set_color(color);
+        e.set_depth(depth);
+        if color == png::ColorType::Indexed {
+            e.set_palette(vec![255, 0, 0, 0, 0, 255]);
+            e.set_trns(vec![255, 64]);
+        }
+        let mut wr = e.write_header().unwrap();
+        wr.write_image_data(data).unwrap();
+    }
+    out
+}
+
+#[test]
+fn every_png_colour_type_reads_as_rgba() {
+    use png::{BitDepth, ColorType};
+    let grey = png_of(2, 1, ColorType::Grayscale, BitDepth::Eight, &[0, 200]);
+    assert_eq!(
+        dds::encode::read_png(&grey).unwrap().rgba,
+        [0, 0, 0, 255, 200, 200, 200, 255]
+    );
+    let grey_alpha = png_of(1, 1, ColorType::GrayscaleAlpha, BitDepth::Eight, &[90, 30]);
+    assert_eq!(
+        dds::encode::read_png(&grey_alpha).unwrap().rgba,
+        [90, 90, 90, 30]
+    );
+    let rgb = png_of(1, 1, ColorType::Rgb, BitDepth::Eight, &[1, 2, 3]);
+    assert_eq!(dds::encode::read_png(&rgb).unwrap().rgba, [1, 2, 3, 255]);
+    // 16-bit: the high byte of each value.
+    let rgba16 = png_of(
+        1,
+        1,
+        ColorType::Rgba,
+        BitDepth::Sixteen,
+        &[1, 0, 2, 0, 3, 0, 4, 0],
+    );
+    assert_eq!(dds::encode::read_png(&rgba16).unwrap().rgba, [1, 2, 3, 4]);
+    // Palette with transparency: index 0 red (opaque), index 1 blue (alpha 64).
+    let indexed = png_of(2, 1, ColorType::Indexed, BitDepth::Eight, &[1, 0]);
+    assert_eq!(
+        dds::encode::read_png(&indexed).unwrap().rgba,
+        [0, 0, 255, 64, 255, 0, 0, 255]
+    );
+    // Broken files are errors with a place, never a panic.
+    let mut cut = rgb.clone();
+    cut.truncate(cut.len() - 20);
+    let e = dds::encode::read_png(&cut).unwrap_err();
+    assert!(e.path.starts_with("PNG"), "{e}");
+    let e = dds::encode::read_png(b"\x89PNG\r\n\x1a\nnonsense").unwrap_err();
+    assert_eq!(e.path, "PNG");
+    let e = dds::encode::encode(
+        &dds::Image {
+            width: 2,
+            height: 2,
+            rgba: vec![0; 15],
+        },
+        DdsOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Invalid);
+}
+
+// ---- Cube maps and arrays to PNG: every surface side by side ----
+
+const FACES: [[u8; 4]; 6] = [
+    [255, 0, 0, 255],
+    [0, 255, 0, 255],
+    [0, 0, 255, 255],
+    [255, 255, 0, 255],
+    [0, 255, 255, 255],
+    [255, 0, 255, 128],
+];
+
+/// An uncompressed RGBA (B, G, R, A in memory) cube map of 4x4 faces, one colour a face, with
+/// `mips` levels a face (the smaller levels black, so a wrong stride shows).
+fn cube_dds(mips: u32) -> Vec<u8> {
+    let mut data = Vec::new();
+    for [r, g, b, a] in FACES {
+        data.extend([b, g, r, a].repeat(16));
+        for level in 1..mips {
+            let side = (4u32 >> level).max(1) as usize;
+            data.extend([0, 0, 0, 255].repeat(side * side));
+        }
+    }
+    let mut f = dds_file(4, 4, mips, None, &data);
+    // caps2: CUBEMAP and all six faces.
+    f[112..116].copy_from_slice(&0xfe00u32.to_le_bytes());
+    f
+}
+
+#[test]
+fn a_cube_map_becomes_a_strip_of_its_six_faces() {
+    for mips in [1, 3] {
+        let f = cube_dds(mips);
+        let (img, warnings) = dds::decode_with(&f, dds::Surfaces::Strip).unwrap();
+        assert_eq!((img.width, img.height), (24, 4), "mips {mips}");
+        for (k, colour) in FACES.iter().enumerate() {
+            for (x, y) in [(0, 0), (3, 3), (1, 2)] {
+                assert_eq!(
+                    pixel(&img, k as u32 * 4 + x, y),
+                    *colour,
+                    "face {k} at {x},{y}"
+                );
+            }
+        }
+        assert!(warnings.iter().all(|w| w.note), "{warnings:?}");
+        assert!(warnings[0].message.contains("+X, -X"), "{warnings:?}");
+        // The first surface alone, as a glTF gets it, with a warning.
+        let (img, warnings) = dds::decode(&f).unwrap();
+        assert_eq!((img.width, img.height), (4, 4));
+        assert_eq!(pixel(&img, 2, 2), FACES[0]);
+        assert!(warnings[0].message.contains("only the first surface"));
+    }
+    // Through the conversion a `hangar convert cube.dds out.png` does.
+    let opts = hangar::textures::Options {
+        surfaces: dds::Surfaces::Strip,
+        ..Default::default()
+    };
+    let picture = hangar::textures::convert_texture(
+        &cube_dds(1),
+        Path::new("cube.dds"),
+        Path::new("cube.png"),
+        &opts,
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!((picture.width, picture.height), (24, 4));
+    let back = dds::encode::read_png(&picture.bytes).unwrap();
+    assert_eq!(pixel(&back, 21, 1), FACES[5]);
+    // A face missing is an error naming it.
+    let f = cube_dds(1);
+    let e = dds::decode_with(&f[..f.len() - 10], dds::Surfaces::Strip).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated);
+    assert_eq!(e.path, "DDS.data.surfaces[5]");
+}
+
+#[test]
+fn an_array_becomes_a_strip_of_its_layers() {
+    // DX10, RGBA8 (DXGI 28), 3 layers of 2x2 with 2 mips each.
+    let mut f = dds_file(2, 2, 2, Some(b"DX10"), &[]);
+    for v in [28u32, 3, 0, 3, 0] {
+        f.extend(v.to_le_bytes());
+    }
+    let layers = [[10u8, 20, 30, 255], [40, 50, 60, 255], [70, 80, 90, 255]];
+    for l in layers {
+        f.extend(l.repeat(4));
+        f.extend([0, 0, 0, 255]); // the 1x1 level
+    }
+    let (img, _) = dds::decode_with(&f, dds::Surfaces::Strip).unwrap();
+    assert_eq!((img.width, img.height), (6, 2));
+    for (k, l) in layers.iter().enumerate() {
+        assert_eq!(pixel(&img, k as u32 * 2 + 1, 1), *l, "layer {k}");
+    }
+}
+
+// ---- TGA ----
+
+/// A TGA header: image type, colour map (first, length, bits), size, bits a pixel, descriptor.
+fn tga(ty: u8, map: (u16, u16, u8), w: u16, h: u16, bits: u8, desc: u8, rest: &[u8]) -> Vec<u8> {
+    let mut b = vec![0u8, u8::from(map.1 > 0), ty];
+    b.extend(map.0.to_le_bytes());
+    b.extend(map.1.to_le_bytes());
+    b.push(map.2);
+    b.extend([0; 4]);
+    b.extend(w.to_le_bytes());
+    b.extend(h.to_le_bytes());
+    b.extend([bits, desc]);
+    b.extend_from_slice(rest);
+    b
+}
+
+#[test]
+fn tga_pictures_of_every_kind_read_top_row_first() {
+    use hangar::formats::tga;
+    // 24-bit (B, G, R), bottom-left origin: the file's first row (red, green) is the picture's
+    // bottom row, its second (blue, grey) the top.
+    let f = tga(
+        2,
+        (0, 0, 0),
+        2,
+        2,
+        24,
+        0,
+        &[0, 0, 255, 0, 255, 0, 255, 0, 0, 9, 9, 9],
+    );
+    let img = tga::decode(&f).unwrap();
+    assert_eq!(
+        img.rgba,
+        [[0, 0, 255, 255], [9, 9, 9, 255], RED, GREEN].concat()
+    );
+    // 32-bit run-length, top-left origin: a run of 3, then one raw pixel.
+    let f = tga(
+        10,
+        (0, 0, 0),
+        2,
+        2,
+        32,
+        0x28,
+        &[0x82, 1, 2, 3, 4, 0x00, 5, 6, 7, 8],
+    );
+    let img = tga::decode(&f).unwrap();
+    assert_eq!(
+        img.rgba,
+        [[3, 2, 1, 4].repeat(3), vec![7, 6, 5, 8]].concat()
+    );
+    // Colour-mapped (24-bit entries from index 1), top-left, and grey.
+    let f = tga(1, (1, 2, 24), 2, 1, 8, 0x20, &[0, 0, 200, 50, 60, 70, 2, 1]);
+    let img = tga::decode(&f).unwrap();
+    assert_eq!(img.rgba, [70, 60, 50, 255, 200, 0, 0, 255]);
+    let f = tga(3, (0, 0, 0), 1, 1, 8, 0x20, &[77]);
+    assert_eq!(tga::decode(&f).unwrap().rgba, [77, 77, 77, 255]);
+    // 16-bit A1R5G5B5 with an alpha bit: pure red, opaque.
+    let f = tga(2, (0, 0, 0), 1, 1, 16, 0x21, &0xfc00u16.to_le_bytes());
+    assert_eq!(tga::decode(&f).unwrap().rgba, [255, 0, 0, 255]);
+    // Through `convert tex.tga tex.png`.
+    let f = tga(2, (0, 0, 0), 1, 1, 24, 0x20, &[1, 2, 3]);
+    let picture = hangar::textures::convert_texture(
+        &f,
+        Path::new("t.tga"),
+        Path::new("t.png"),
+        &Default::default(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        dds::encode::read_png(&picture.bytes).unwrap().rgba,
+        [3, 2, 1, 255]
+    );
+}
+
+#[test]
+fn broken_tga_files_are_errors_with_their_place() {
+    use hangar::formats::tga;
+    let e = tga::decode(&tga(2, (0, 0, 0), 4, 4, 24, 0, &[0; 40])).unwrap_err();
+    assert_eq!(
+        (e.kind, e.path.as_str()),
+        (ErrorKind::Truncated, "TGA.imageData")
+    );
+    assert!(e.message.contains("needs 48 bytes"), "{e}");
+    // A run-length stream that would need far more bytes than it has: refused before allocating.
+    let e = tga::decode(&tga(
+        10,
+        (0, 0, 0),
+        60000,
+        60000,
+        32,
+        0,
+        &[0xff, 0, 0, 0, 0],
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(e.kind, ErrorKind::Refused | ErrorKind::Truncated),
+        "{e}"
+    );
+    let e = tga::decode(&tga(10, (0, 0, 0), 300, 1, 32, 0, &[0xff, 1, 2, 3, 4])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated);
+    // An index past the colour map.
+    let e = tga::decode(&tga(1, (0, 1, 24), 1, 1, 8, 0, &[1, 2, 3, 5])).unwrap_err();
+    assert!(e.message.contains("entry 5"), "{e}");
+    let e = tga::decode(&tga(7, (0, 0, 0), 1, 1, 8, 0, &[0])).unwrap_err();
+    assert_eq!(
+        (e.kind, e.path.as_str()),
+        (ErrorKind::Unsupported, "TGA.imageType")
+    );
+    let e = tga::decode(&[0; 10]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated);
+}
+
+// ---- --textures copy|link: images as files beside the glTF ----
+
+/// A textured triangle as a .gltf whose material names `base` and `normal` (image names, as
+/// hangar's own glTFs carry the game's paths).
+fn textured_gltf(base: &str, normal: &str) -> Vec<u8> {
+    use base64::Engine;
+    let mut blob = Vec::new();
+    for v in [
+        0.0f32, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 1.,
+    ] {
+        blob.extend(v.to_le_bytes());
+    }
+    for i in [0u16, 1, 2, 0] {
+        blob.extend(i.to_le_bytes());
+    }
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&blob)
+    );
+    serde_json::json!({
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+        "nodes": [{"name": "hull", "mesh": 0}],
+        "meshes": [{"name": "hull", "primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2, "material": 0}]}],
+        "materials": [{"name": "hull", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}, "normalTexture": {"index": 1}}],
+        "textures": [{"source": 0}, {"source": 1}],
+        "images": [{"uri": "a.png", "name": base}, {"uri": "b.png", "name": normal}],
+        "buffers": [{"byteLength": blob.len(), "uri": uri}],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36}, {"buffer": 0, "byteOffset": 36, "byteLength": 24},
+                        {"buffer": 0, "byteOffset": 60, "byteLength": 6}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0,0,0], "max": [1,1,0]},
+                      {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"},
+                      {"bufferView": 2, "componentType": 5123, "count": 3, "type": "SCALAR"}]
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// A mod folder with a DDS (BC3) and a loose PNG texture and a model naming both.
+fn textured_mod(name: &str) -> (PathBuf, PathBuf, Vec<u8>) {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let tex = root.join("assets/textures");
+    std::fs::create_dir_all(&tex).unwrap();
+    std::fs::create_dir_all(root.join("assets/units")).unwrap();
+    let bc3 = DdsOptions {
+        encoding: Encoding::Bc3,
+        mipmaps: Mipmaps::Full,
+    };
+    std::fs::write(
+        tex.join("hull.dds"),
+        dds::encode::encode(&four_blocks(), bc3).unwrap(),
+    )
+    .unwrap();
+    let plate = dds::encode_png(
+        &dds::Image {
+            width: 2,
+            height: 1,
+            rgba: vec![128, 128, 255, 255, 120, 130, 250, 255],
+        },
+        PngCompression::Fast,
+    )
+    .unwrap();
+    std::fs::write(tex.join("plate.png"), &plate).unwrap();
+    let model = root.join("assets/units/ship.gltf");
+    std::fs::write(
+        &model,
+        textured_gltf(r"assets\textures\hull.dds", "assets/textures/plate.png"),
+    )
+    .unwrap();
+    (root, model, plate)
+}
+
+fn image_uris(gltf: &[u8]) -> Vec<(String, String)> {
+    let v: serde_json::Value = if gltf.starts_with(b"glTF") {
+        let n = u32::from_le_bytes(gltf[12..16].try_into().unwrap()) as usize;
+        serde_json::from_slice(&gltf[20..20 + n]).unwrap()
+    } else {
+        serde_json::from_slice(gltf).unwrap()
+    };
+    v["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            assert!(i.get("bufferView").is_none(), "{i}");
+            assert_eq!(i["mimeType"], "image/png");
+            (
+                i["name"].as_str().unwrap().to_string(),
+                i["uri"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn copy_writes_png_files_beside_the_gltf_and_names_them_by_uri() {
+    let (_root, model, plate) = textured_mod("textures_copy_mod");
+    let bytes = std::fs::read(&model).unwrap();
+    let opened = hangar::any::open(&bytes, &model).unwrap();
+    let out = common::gltf_out("textures_copy");
+    let opts = hangar::textures::Options {
+        mode: hangar::textures::Mode::Copy,
+        ..Default::default()
+    };
+    for name in ["ship.gltf", "ship_glb.glb"] {
+        let dest = out.join(name);
+        let stem = name.split('.').next().unwrap();
+        let _ = std::fs::remove_dir_all(out.join(format!("{stem}_textures")));
+        let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts).unwrap();
+        let mut files: Vec<String> = c
+            .files
+            .iter()
+            .map(|(p, _)| p.to_string_lossy().replace('\\', "/"))
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                format!("{stem}_textures/hull.png"),
+                format!("{stem}_textures/plate.png")
+            ]
+        );
+        c.write(&dest).unwrap();
+        let mut uris = image_uris(&std::fs::read(&dest).unwrap());
+        uris.sort_by(|a, b| a.1.cmp(&b.1));
+        assert_eq!(
+            uris,
+            [
+                (
+                    r"assets\textures\hull.dds".to_string(),
+                    format!("{stem}_textures/hull.png")
+                ),
+                (
+                    "assets/textures/plate.png".to_string(),
+                    format!("{stem}_textures/plate.png")
+                )
+            ]
+        );
+        // The DDS became a PNG of its pixels; the PNG is copied as it was.
+        let hull = dds::encode::read_png(
+            &std::fs::read(out.join(format!("{stem}_textures/hull.png"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!((hull.width, hull.height), (8, 8));
+        close(pixel(&hull, 1, 1), RED, &[0, 1, 2, 3], 4, "hull.png");
+        close(pixel(&hull, 6, 6), HALF_WHITE, &[0, 1, 2, 3], 4, "hull.png");
+        assert_eq!(
+            std::fs::read(out.join(format!("{stem}_textures/plate.png"))).unwrap(),
+            plate
+        );
+    }
+    // Back from glTF, the materials name the game's textures again, not the copies.
+    let gltf = std::fs::read(out.join("ship.gltf")).unwrap();
+    let back = hangar::gltf::from_slice(&gltf, Some(&out)).unwrap();
+    let t = &back.scene.materials[0].textures;
+    assert_eq!(t.base_color.as_deref(), Some(r"assets\textures\hull.dds"));
+    assert_eq!(t.normal.as_deref(), Some("assets/textures/plate.png"));
+}
+
+#[test]
+fn link_names_a_loose_png_where_it_lies_and_copies_the_rest() {
+    let (root, model, _) = textured_mod("textures_link_mod");
+    let bytes = std::fs::read(&model).unwrap();
+    let opened = hangar::any::open(&bytes, &model).unwrap();
+    let out = common::gltf_out("textures_link");
+    let _ = std::fs::remove_dir_all(out.join("ship_textures"));
+    let dest = out.join("ship.gltf");
+    let opts = hangar::textures::Options {
+        mode: hangar::textures::Mode::Link,
+        ..Default::default()
+    };
+    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts).unwrap();
+    assert_eq!(c.files.len(), 1, "only the DDS is written as a PNG");
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.note && w.message.starts_with("1 textures are not loose PNG")),
+        "{:?}",
+        c.warnings
+    );
+    c.write(&dest).unwrap();
+    let mut uris = image_uris(&std::fs::read(&dest).unwrap());
+    uris.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(uris[1].1, "ship_textures/hull.png");
+    assert_eq!(
+        uris[0].1,
+        "../../textures_link_mod/assets/textures/plate.png"
+    );
+    assert_eq!(
+        out.join(&uris[0].1).canonicalize().unwrap(),
+        root.join("assets/textures/plate.png")
+            .canonicalize()
+            .unwrap()
+    );
+    assert!(out.join("ship_textures/hull.png").is_file());
+}
+
+#[test]
+fn a_gltf_and_its_texture_files_are_written_all_or_none() {
+    let (_root, model, _) = textured_mod("textures_blocked_mod");
+    let bytes = std::fs::read(&model).unwrap();
+    let opened = hangar::any::open(&bytes, &model).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("textures_blocked");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file where the texture folder should go: the copies cannot be written.
+    std::fs::write(dir.join("ship_textures"), b"in the way").unwrap();
+    let dest = dir.join("ship.gltf");
+    let opts = hangar::textures::Options {
+        mode: hangar::textures::Mode::Copy,
+        ..Default::default()
+    };
+    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts).unwrap();
+    let e = c.write(&dest).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Io);
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        left,
+        ["ship_textures"],
+        "nothing written, no temporary file left"
+    );
+}
+
+#[test]
+fn a_real_texture_survives_bc7_and_bc1_reencoding() {
+    let Some(root) = textures_root() else { return };
+    let file = root.join("ArtemKez__testMod/Base.SC2Data/Assets/Textures/Capillary Tower dif.dds");
+    let original = decode_file(&std::fs::read(file).unwrap());
+    // (encoding, largest mean difference a channel, file size with 10 mips)
+    for (encoding, mean_limit, size) in [
+        (Encoding::Bc7, 1.5, 148 + 349_552),
+        (Encoding::Bc1, 4.0, 128 + 174_776),
+    ] {
+        let opts = DdsOptions {
+            encoding,
+            mipmaps: Mipmaps::Full,
+        };
+        let f = dds::encode::encode(&original, opts).unwrap();
+        assert_eq!(f.len(), size, "{}", encoding.name());
+        assert_eq!(dds::read_header(&f).unwrap().mips, 10);
+        let (back, _) = dds::decode(&f).unwrap();
+        let channels = if encoding == Encoding::Bc1 { 3 } else { 4 };
+        let mut total = 0u64;
+        for (a, b) in original.rgba.chunks(4).zip(back.rgba.chunks(4)) {
+            for c in 0..channels {
+                total += u64::from(a[c].abs_diff(b[c]));
+            }
+        }
+        let mean = total as f64 / (512.0 * 512.0 * channels as f64);
+        assert!(
+            mean < mean_limit,
+            "{}: mean difference {mean}",
+            encoding.name()
+        );
+    }
+}
+
+#[test]
+fn every_small_size_encodes_to_the_size_its_header_describes() {
+    for w in 1..=9u32 {
+        for h in [1u32, 2, 3, 5, 8, 13] {
+            let img = dds::Image {
+                width: w,
+                height: h,
+                rgba: [200u8, 100, 50, 255].repeat((w * h) as usize),
+            };
+            for encoding in [Encoding::Bc1, Encoding::Bc4, Encoding::Bc7] {
+                let f = dds::encode::encode(
+                    &img,
+                    DdsOptions {
+                        encoding,
+                        mipmaps: Mipmaps::Full,
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{w}x{h} {}: {e}", encoding.name()));
+                let head = dds::read_header(&f).unwrap();
+                assert_eq!(head.mips, dds::encode::full_chain(w, h));
+                assert_eq!(head.file_bytes(), Some(f.len()));
+            }
+        }
+    }
+}

@@ -8,5 +8,6 @@ pub mod dds;
 pub mod emfx;
 pub mod m3;
 pub mod schema;
+pub mod tga;
 pub mod x4xml;
 pub mod xmf;

@@ -123,14 +123,24 @@ impl<'s> Builder<'s> {
         &mut self,
         uri: &str,
         images: &mut Vec<(String, Index<json::Texture>)>,
-        embedded: Option<&'s crate::textures::Images>,
+        placed: Option<&'s crate::textures::Placement>,
     ) -> Index<json::Texture> {
         if let Some((_, t)) = images.iter().find(|(u, _)| u == uri) {
             return *t;
         }
-        // An embedded PNG keeps the game's path as its name, so the way back can find it.
-        let image = match embedded.and_then(|e| e.get(uri)) {
-            Some(png) => {
+        // An image keeps the game's path as its name, so the way back can find it.
+        let embedded = placed.and_then(|p| p.embedded.get(uri));
+        let linked = placed.and_then(|p| p.linked.get(uri));
+        let image = match (embedded, linked) {
+            (_, Some(rel)) => self.root.push(json::Image {
+                buffer_view: None,
+                mime_type: Some(json::image::MimeType("image/png".into())),
+                name: Some(uri.to_string()),
+                uri: Some(uri_escape(rel)),
+                extensions: None,
+                extras: Default::default(),
+            }),
+            (Some(png), None) => {
                 let view = self.view(Cow::Borrowed(png.as_slice()), None);
                 self.root.push(json::Image {
                     buffer_view: Some(view),
@@ -141,7 +151,7 @@ impl<'s> Builder<'s> {
                     extras: Default::default(),
                 })
             }
-            None => self.root.push(json::Image {
+            (None, None) => self.root.push(json::Image {
                 buffer_view: None,
                 mime_type: None,
                 name: Some(uri.to_string()),
@@ -189,10 +199,11 @@ pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
     to_gltf_with(scene, None)
 }
 
-/// [`to_gltf`] with PNG images (by the paths the materials name) embedded in the buffer.
+/// [`to_gltf`] with the materials' images (by the paths the materials name) embedded in the buffer
+/// or named by URI, as `placed` says.
 pub fn to_gltf_with<'s>(
     scene: &'s Scene,
-    embedded: Option<&'s crate::textures::Images>,
+    placed: Option<&'s crate::textures::Placement>,
 ) -> Result<Export<'s>> {
     let mut b = Builder {
         root: Root::default(),
@@ -210,7 +221,7 @@ pub fn to_gltf_with<'s>(
         };
         let t = &m.textures;
         let mut info = |uri: &str| json::texture::Info {
-            index: b.texture(uri, &mut images, embedded),
+            index: b.texture(uri, &mut images, placed),
             tex_coord: 0,
             extensions: None,
             extras: Default::default(),
@@ -221,7 +232,7 @@ pub fn to_gltf_with<'s>(
             mat.emissive_factor = json::material::EmissiveFactor([1.0, 1.0, 1.0]);
         }
         if let Some(uri) = &t.normal {
-            let index = b.texture(uri, &mut images, embedded);
+            let index = b.texture(uri, &mut images, placed);
             mat.normal_texture = Some(json::material::NormalTexture {
                 index,
                 scale: 1.0,

@@ -89,7 +89,15 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 // Only a name is kept, but never one that points outside the glTF's folder.
                 let rel = percent_decode(uri);
                 match texture_name(rel) {
-                    Ok(name) => Some(name),
+                    // A file hangar wrote beside the glTF (`--textures copy|link`) is named
+                    // with the game's texture path, as an embedded image is.
+                    Ok(name) => Some(
+                        t.source()
+                            .name()
+                            .filter(|n| n.contains(['/', '\\']))
+                            .and_then(|n| texture_name(n.to_string()).ok())
+                            .unwrap_or(name),
+                    ),
                     Err(e) => {
                         image_errors.push(e.message);
                         None

@@ -248,6 +248,27 @@ impl GameView {
         ))
     }
 
+    /// The file on disk [`Self::read`] gives for `path`, when the layer that wins is a folder (not
+    /// a catalog).
+    pub fn locate(&self, path: &str) -> Option<PathBuf> {
+        let norm = normalize(path).ok()?;
+        for layer in self.layers.iter().rev() {
+            match layer {
+                Layer::Folder(f) => {
+                    if let Some(p) = f.find(&norm) {
+                        return Some(p);
+                    }
+                }
+                Layer::Catalog(c) => {
+                    if c.index(&norm).is_some() {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// Every file at or below the game folder `prefix` (`""` for all), normalized, sorted, each once.
     pub fn files(&self, prefix: &str) -> Result<Vec<String>> {
         let prefix = normalize(prefix)?;

@@ -5,6 +5,8 @@
 //! `png` crate's. A `.gz` is inflated no further than the size its DDS header allows, so a small
 //! file cannot ask for gigabytes.
 
+pub mod encode;
+
 use crate::bytes::Cursor;
 use crate::error::{Error, ErrorKind, Result, Warning};
 use std::borrow::Cow;
@@ -318,7 +320,7 @@ pub enum Content<'a> {
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-const PNG_MAGIC: [u8; 8] = *b"\x89PNG\r\n\x1a\n";
+pub const PNG_MAGIC: [u8; 8] = *b"\x89PNG\r\n\x1a\n";
 
 /// Tells by content what a texture file is: a DDS, a PNG, or either inside gzip (X4's `.gz`). A
 /// gzip'd DDS is inflated up to the size its header allows and no further.
@@ -392,53 +394,133 @@ pub struct Image {
 /// Decodes the first mip of the first surface of a DDS file (not gzip'd). Extra faces, layers and
 /// slices are reported, not decoded.
 pub fn decode(data: &[u8]) -> Result<(Image, Vec<Warning>)> {
+    decode_with(data, Surfaces::First)
+}
+
+/// Which surfaces of a cube map, an array or a volume become the picture.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Surfaces {
+    /// The first face, layer or slice (what a glTF material can use), with a warning.
+    #[default]
+    First,
+    /// Every face, layer or slice of the first mip side by side, left to right in file order
+    /// (a cube map's faces: +X, -X, +Y, -Y, +Z, -Z).
+    Strip,
+}
+
+/// What a DDS holds beyond one surface, for messages: "a cube map", "an array of 4 layers"...
+fn extra_surfaces(h: &Header) -> Option<String> {
+    if h.cube && h.layers > 1 {
+        Some(format!("an array of {} cube maps", h.layers))
+    } else if h.cube {
+        Some("a cube map".to_string())
+    } else if h.depth > 1 {
+        Some(format!("a volume of {} slices", h.depth))
+    } else if h.layers > 1 {
+        Some(format!("an array of {} layers", h.layers))
+    } else {
+        None
+    }
+}
+
+/// Where each surface of the first mip starts (relative to the first), in file order: the faces
+/// and layers each carry their own mip chain; a volume's slices lie one after another.
+fn surface_offsets(h: &Header) -> Option<Vec<usize>> {
+    let one = h.first_surface_bytes()?;
+    if h.depth > 1 {
+        return (0..h.depth as usize).map(|s| s.checked_mul(one)).collect();
+    }
+    let count = if h.cube { 6 } else { 1 } * h.layers as usize;
+    let mut chain = 0usize;
+    let (mut w, mut hh) = (h.width, h.height);
+    for _ in 0..h.mips {
+        chain = chain.checked_add(h.format.surface_bytes(w, hh)?)?;
+        w = (w / 2).max(1);
+        hh = (hh / 2).max(1);
+    }
+    (0..count).map(|i| i.checked_mul(chain)).collect()
+}
+
+/// [`decode`], with every face, layer or slice side by side when `surfaces` says
+/// [`Surfaces::Strip`].
+pub fn decode_with(data: &[u8], surfaces: Surfaces) -> Result<(Image, Vec<Warning>)> {
     let h = read_header(data)?;
     let mut warnings = Vec::new();
+    let overflow = || Error::invalid(12, "DDS", "the sizes in the header overflow");
+    let offsets = match (surfaces, extra_surfaces(&h)) {
+        (Surfaces::Strip, Some(_)) => surface_offsets(&h).ok_or_else(overflow)?,
+        _ => vec![0],
+    };
+    let n = offsets.len();
     let pixels = (h.width as usize)
         .checked_mul(h.height as usize)
-        .filter(|&p| p <= MAX_PIXELS)
+        .filter(|&p| p.saturating_mul(n) <= MAX_PIXELS)
         .ok_or_else(|| {
             Error::refused(
                 "DDS.width",
-                format!("{}x{} is more than {MAX_PIXELS} pixels", h.width, h.height),
+                format!(
+                    "{} surfaces of {}x{} are more than {MAX_PIXELS} pixels",
+                    n, h.width, h.height
+                ),
             )
         })?;
-    let need = h
-        .first_surface_bytes()
-        .ok_or_else(|| Error::invalid(12, "DDS", "the sizes in the header overflow"))?;
-    let end = h.data_offset.saturating_add(need);
-    let src = data.get(h.data_offset..end).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Truncated,
-            Some(data.len() as u64),
-            "DDS.data",
-            format!(
-                "{}x{} {} needs {need} bytes of pixels from byte {}, the file has {}",
-                h.width,
-                h.height,
-                h.format.name(),
-                h.data_offset,
-                data.len().saturating_sub(h.data_offset)
-            ),
-        )
-    })?;
-    if h.cube || h.layers > 1 || h.depth > 1 {
-        warnings.push(Warning::new(
+    let need = h.first_surface_bytes().ok_or_else(overflow)?;
+    let mut decoded = Vec::with_capacity(n);
+    for (i, off) in offsets.iter().enumerate() {
+        let start = h.data_offset.saturating_add(*off);
+        let src = data.get(start..start.saturating_add(need)).ok_or_else(|| {
+            let what = if n > 1 {
+                format!("surface {i} of {n}")
+            } else {
+                "the first surface".to_string()
+            };
+            Error::new(
+                ErrorKind::Truncated,
+                Some(data.len() as u64),
+                if n > 1 {
+                    format!("DDS.data.surfaces[{i}]")
+                } else {
+                    "DDS.data".to_string()
+                },
+                format!(
+                    "{}x{} {} needs {need} bytes of pixels from byte {start} for {what}, the file has {}",
+                    h.width,
+                    h.height,
+                    h.format.name(),
+                    data.len().saturating_sub(start)
+                ),
+            )
+        })?;
+        decoded.push(decode_surface(
+            h.format,
+            src,
+            h.width as usize,
+            h.height as usize,
+            pixels,
+        )?);
+    }
+    match (extra_surfaces(&h), n) {
+        (Some(what), 1) => warnings.push(Warning::new(
+            None,
+            "DDS",
+            format!("{what}: only the first surface is converted"),
+        )),
+        (Some(what), _) => warnings.push(Warning::note(
             None,
             "DDS",
             format!(
-                "{}: only the first surface is converted",
+                "{what}: its {n} surfaces side by side, {}x{} each{}",
+                h.width,
+                h.height,
                 if h.cube {
-                    "a cube map".to_string()
-                } else if h.depth > 1 {
-                    format!("a volume of {} slices", h.depth)
+                    " (faces +X, -X, +Y, -Y, +Z, -Z)"
                 } else {
-                    format!("an array of {} layers", h.layers)
+                    ""
                 }
             ),
-        ));
+        )),
+        _ => {}
     }
-    let rgba = decode_surface(h.format, src, h.width as usize, h.height as usize, pixels)?;
     if let Some(total) = h.file_bytes() {
         if data.len() < total {
             warnings.push(Warning::new(
@@ -451,14 +533,35 @@ pub fn decode(data: &[u8]) -> Result<(Image, Vec<Warning>)> {
             ));
         }
     }
+    let rgba = if n == 1 {
+        decoded.pop().unwrap_or_default()
+    } else {
+        side_by_side(&decoded, h.width as usize, h.height as usize)
+    };
+    let width = u32::try_from(n)
+        .ok()
+        .and_then(|n| n.checked_mul(h.width))
+        .ok_or_else(overflow)?;
     Ok((
         Image {
-            width: h.width,
+            width,
             height: h.height,
             rgba,
         },
         warnings,
     ))
+}
+
+/// Pictures of `w` x `h` RGBA pixels as one picture, left to right.
+fn side_by_side(parts: &[Vec<u8>], w: usize, h: usize) -> Vec<u8> {
+    let row = w * 4;
+    let mut out = Vec::with_capacity(parts.len() * row * h);
+    for y in 0..h {
+        for p in parts {
+            out.extend_from_slice(p.get(y * row..(y + 1) * row).unwrap_or_default());
+        }
+    }
+    out
 }
 
 /// texture2ddecoder's whole-surface decoders.
@@ -609,10 +712,35 @@ pub struct Png {
 }
 
 /// The PNG of a texture file's content (`.dds`, `.gz`, or a PNG, which is passed through), its size,
-/// and the warnings found on the way.
+/// and the warnings found on the way. A cube map, array or volume gives its first surface.
 pub fn to_png(data: &[u8], level: PngCompression) -> Result<Png> {
-    match unpack(data)? {
-        Content::Png(p) => {
+    to_png_with(
+        data,
+        std::path::Path::new(""),
+        PngOptions {
+            level,
+            surfaces: Surfaces::First,
+        },
+    )
+}
+
+/// How a texture becomes a PNG.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PngOptions {
+    pub level: PngCompression,
+    pub surfaces: Surfaces,
+}
+
+/// True when `name` ends in `.tga`: TGA has no magic bytes, so only its name tells.
+fn is_tga(name: &std::path::Path) -> bool {
+    crate::io::has_ext(name, "tga")
+}
+
+/// [`to_png`] for a file named `name` (a `.tga` is read as TGA), with every surface of a cube map,
+/// array or volume side by side when `opts` says [`Surfaces::Strip`].
+pub fn to_png_with(data: &[u8], name: &std::path::Path, opts: PngOptions) -> Result<Png> {
+    if !is_tga(name) {
+        if let Content::Png(p) = unpack(data)? {
             let size = png_size(&p).ok_or_else(|| {
                 Error::new(
                     ErrorKind::Truncated,
@@ -621,22 +749,40 @@ pub fn to_png(data: &[u8], level: PngCompression) -> Result<Png> {
                     "a PNG shorter than its header",
                 )
             })?;
-            Ok(Png {
+            return Ok(Png {
                 bytes: p.into_owned(),
                 width: size.0,
                 height: size.1,
                 warnings: Vec::new(),
-            })
+            });
         }
-        Content::Dds(d) => {
-            let (img, warnings) = decode(&d)?;
-            Ok(Png {
-                bytes: encode_png(&img, level)?,
-                width: img.width,
-                height: img.height,
-                warnings,
-            })
-        }
+    }
+    let (img, warnings) = load_with(data, name, opts.surfaces)?;
+    Ok(Png {
+        bytes: encode_png(&img, opts.level)?,
+        width: img.width,
+        height: img.height,
+        warnings,
+    })
+}
+
+/// The RGBA pixels of a texture file: DDS (first surface), PNG, either gzip'd (X4's `.gz`), or a
+/// TGA when `name` ends in `.tga`.
+pub fn load(data: &[u8], name: &std::path::Path) -> Result<(Image, Vec<Warning>)> {
+    load_with(data, name, Surfaces::First)
+}
+
+fn load_with(
+    data: &[u8],
+    name: &std::path::Path,
+    surfaces: Surfaces,
+) -> Result<(Image, Vec<Warning>)> {
+    if is_tga(name) {
+        return Ok((crate::formats::tga::decode(data)?, Vec::new()));
+    }
+    match unpack(data)? {
+        Content::Png(p) => Ok((encode::read_png(&p)?, Vec::new())),
+        Content::Dds(d) => decode_with(&d, surfaces),
     }
 }
 

@@ -1,0 +1,296 @@
+//! Pictures to DDS: PNG (and TGA, and DDS itself) decoded to RGBA, block-compressed by
+//! `image_dds` (Intel's ISPC texture compressor underneath), with its mip chain, behind a DDS header
+//! written here. BC1, BC3, BC4 and BC5 get the legacy FourCC header every engine reads (`DXT1`,
+//! `DXT5`, `ATI1`, `ATI2`); BC7 has no FourCC and gets the DX10 extension (DXGI 98, BC7_UNORM).
+//!
+//! Every output is read back with [`super::read_header`] before it is handed out: its sizes must
+//! be exactly the bytes written.
+
+use super::{Image, MAX_EDGE, MAX_PIXELS};
+use crate::error::{Error, ErrorKind, Result, Warning};
+
+/// The block compression a DDS is written with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// RGB with 1-bit alpha, 8 bytes a block (DXT1): opaque colour maps.
+    Bc1,
+    /// RGB with smooth alpha, 16 bytes a block (DXT5).
+    Bc3,
+    /// One channel (red), 8 bytes a block (ATI1): masks, heights, roughness.
+    Bc4,
+    /// Two channels (red, green), 16 bytes a block (ATI2): normal maps' X and Y.
+    Bc5,
+    /// RGBA at the best quality of the five, 16 bytes a block (DX10 header).
+    #[default]
+    Bc7,
+}
+
+impl Encoding {
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Bc1 => "BC1",
+            Encoding::Bc3 => "BC3",
+            Encoding::Bc4 => "BC4",
+            Encoding::Bc5 => "BC5",
+            Encoding::Bc7 => "BC7",
+        }
+    }
+
+    /// The format hangar's reader gives the written file.
+    pub fn format(self) -> super::Format {
+        match self {
+            Encoding::Bc1 => super::Format::Bc1,
+            Encoding::Bc3 => super::Format::Bc3,
+            Encoding::Bc4 => super::Format::Bc4,
+            Encoding::Bc5 => super::Format::Bc5,
+            Encoding::Bc7 => super::Format::Bc7,
+        }
+    }
+
+    fn image_dds(self) -> image_dds::ImageFormat {
+        use image_dds::ImageFormat as F;
+        match self {
+            Encoding::Bc1 => F::BC1RgbaUnorm,
+            Encoding::Bc3 => F::BC3RgbaUnorm,
+            Encoding::Bc4 => F::BC4RUnorm,
+            Encoding::Bc5 => F::BC5RgUnorm,
+            Encoding::Bc7 => F::BC7RgbaUnorm,
+        }
+    }
+}
+
+/// Which mip levels are written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mipmaps {
+    /// Every level down to 1x1 (what engines sample at a distance).
+    #[default]
+    Full,
+    /// The full-size level only.
+    None,
+}
+
+/// How a picture becomes a DDS.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    pub encoding: Encoding,
+    pub mipmaps: Mipmaps,
+}
+
+/// Levels of a full mip chain for a `w` x `h` picture: 1 + log2 of the longer edge.
+pub fn full_chain(w: u32, h: u32) -> u32 {
+    32 - w.max(h).max(1).leading_zeros()
+}
+
+const DDSD_CAPS: u32 = 0x1;
+const DDSD_HEIGHT: u32 = 0x2;
+const DDSD_WIDTH: u32 = 0x4;
+const DDSD_PIXELFORMAT: u32 = 0x1000;
+const DDSD_MIPMAPCOUNT: u32 = 0x2_0000;
+const DDSD_LINEARSIZE: u32 = 0x8_0000;
+const DDSCAPS_COMPLEX: u32 = 0x8;
+const DDSCAPS_TEXTURE: u32 = 0x1000;
+const DDSCAPS_MIPMAP: u32 = 0x40_0000;
+const DXGI_BC7_UNORM: u32 = 98;
+const DIMENSION_TEXTURE2D: u32 = 3;
+const ALPHA_MODE_STRAIGHT: u32 = 1;
+
+/// The 128-byte DDS header (148 with the DX10 extension) of a 2D texture.
+fn header(w: u32, h: u32, mips: u32, encoding: Encoding, top_bytes: usize) -> Vec<u8> {
+    let mut b = Vec::with_capacity(148);
+    let mut put = |v: u32| b.extend_from_slice(&v.to_le_bytes());
+    put(u32::from_le_bytes(*b"DDS "));
+    put(124);
+    let mut flags = DDSD_CAPS | DDSD_HEIGHT | DDSD_WIDTH | DDSD_PIXELFORMAT | DDSD_LINEARSIZE;
+    if mips > 1 {
+        flags |= DDSD_MIPMAPCOUNT;
+    }
+    put(flags);
+    put(h);
+    put(w);
+    put(u32::try_from(top_bytes).unwrap_or(u32::MAX));
+    put(0); // depth
+    put(mips);
+    for _ in 0..11 {
+        put(0); // reserved
+    }
+    // Pixel format: size, flags (FOURCC), FourCC, then bit count and masks (unused).
+    put(32);
+    put(0x4);
+    let fourcc = match encoding {
+        Encoding::Bc1 => *b"DXT1",
+        Encoding::Bc3 => *b"DXT5",
+        Encoding::Bc4 => *b"ATI1",
+        Encoding::Bc5 => *b"ATI2",
+        Encoding::Bc7 => *b"DX10",
+    };
+    put(u32::from_le_bytes(fourcc));
+    for _ in 0..5 {
+        put(0);
+    }
+    let caps = if mips > 1 {
+        DDSCAPS_TEXTURE | DDSCAPS_COMPLEX | DDSCAPS_MIPMAP
+    } else {
+        DDSCAPS_TEXTURE
+    };
+    put(caps);
+    for _ in 0..4 {
+        put(0); // caps2, caps3, caps4, reserved2
+    }
+    if encoding == Encoding::Bc7 {
+        put(DXGI_BC7_UNORM);
+        put(DIMENSION_TEXTURE2D);
+        put(0); // misc flags
+        put(1); // array size
+        put(ALPHA_MODE_STRAIGHT);
+    }
+    b
+}
+
+/// `img` as a DDS file: block-compressed as `opts` says, with its mip chain. Any size works
+/// (blocks at the right and bottom edges are padded, as DDS does).
+pub fn encode(img: &Image, opts: Options) -> Result<Vec<u8>> {
+    let (w, h) = (img.width, img.height);
+    let pixels = (w as usize).checked_mul(h as usize);
+    if w == 0 || h == 0 || w > MAX_EDGE || h > MAX_EDGE || pixels.is_none_or(|p| p > MAX_PIXELS) {
+        return Err(Error::refused(
+            "DDS.width",
+            format!("{w}x{h} is outside 1..={MAX_EDGE} a side or more than {MAX_PIXELS} pixels"),
+        ));
+    }
+    if pixels.and_then(|p| p.checked_mul(4)) != Some(img.rgba.len()) {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            None,
+            "image",
+            format!("{} bytes of pixels for {w}x{h} RGBA", img.rgba.len()),
+        ));
+    }
+    let mips = match opts.mipmaps {
+        Mipmaps::Full => full_chain(w, h),
+        Mipmaps::None => 1,
+    };
+    let surface = image_dds::SurfaceRgba8 {
+        width: w,
+        height: h,
+        depth: 1,
+        layers: 1,
+        mipmaps: 1,
+        data: img.rgba.as_slice(),
+    };
+    let encoded = surface
+        .encode(
+            opts.encoding.image_dds(),
+            image_dds::Quality::Normal,
+            image_dds::Mipmaps::GeneratedExact(mips),
+        )
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Invalid,
+                None,
+                "DDS.data",
+                format!("{} encoding failed: {e}", opts.encoding.name()),
+            )
+        })?;
+    let top = opts.encoding.format().surface_bytes(w, h).unwrap_or(0);
+    let mut out = header(w, h, mips, opts.encoding, top);
+    out.extend_from_slice(&encoded.data);
+    // What is handed out must read back as exactly what was written.
+    let back = super::read_header(&out)?;
+    if back.file_bytes() != Some(out.len()) || back.format != opts.encoding.format() {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            None,
+            "DDS.data",
+            format!(
+                "the encoder gave {} bytes for {w}x{h} {} with {mips} mips, the header describes {:?}",
+                encoded.data.len(),
+                opts.encoding.name(),
+                back.file_bytes()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+/// The RGBA pixels of a PNG file (any colour type and depth: palette, grey and 16-bit are
+/// expanded to 8-bit RGBA; an animated PNG gives its first frame).
+pub fn read_png(data: &[u8]) -> Result<Image> {
+    let fail = |e: png::DecodingError| {
+        let kind = match e {
+            png::DecodingError::IoError(_) => ErrorKind::Truncated,
+            png::DecodingError::LimitsExceeded => ErrorKind::Refused,
+            _ => ErrorKind::Invalid,
+        };
+        Error::new(kind, None, "PNG", format!("not a readable PNG: {e}"))
+    };
+    let mut dec = png::Decoder::new(data);
+    dec.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = dec.read_info().map_err(fail)?;
+    let (w, h) = reader.info().size();
+    let pixels = (w as usize).checked_mul(h as usize);
+    if w == 0 || h == 0 || w > MAX_EDGE || h > MAX_EDGE || pixels.is_none_or(|p| p > MAX_PIXELS) {
+        return Err(Error::refused(
+            "PNG.IHDR",
+            format!("{w}x{h} is outside 1..={MAX_EDGE} a side or more than {MAX_PIXELS} pixels"),
+        ));
+    }
+    let mut buf = vec![0u8; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut buf).map_err(fail)?;
+    let src = buf.get(..frame.buffer_size()).unwrap_or_default();
+    let n = pixels.unwrap_or(0);
+    let mut rgba = Vec::with_capacity(n * 4);
+    match frame.color_type {
+        png::ColorType::Rgba => rgba.extend_from_slice(src),
+        png::ColorType::Rgb => {
+            for p in src.chunks_exact(3) {
+                rgba.extend_from_slice(p);
+                rgba.push(255);
+            }
+        }
+        png::ColorType::GrayscaleAlpha => {
+            for p in src.chunks_exact(2) {
+                if let [l, a] = *p {
+                    rgba.extend_from_slice(&[l, l, l, a]);
+                }
+            }
+        }
+        png::ColorType::Grayscale => {
+            for &l in src {
+                rgba.extend_from_slice(&[l, l, l, 255]);
+            }
+        }
+        png::ColorType::Indexed => {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                None,
+                "PNG.PLTE",
+                "a palette image the decoder did not expand",
+            ))
+        }
+    }
+    if rgba.len() != n * 4 {
+        return Err(Error::new(
+            ErrorKind::Truncated,
+            None,
+            "PNG.IDAT",
+            format!("{w}x{h} pixels, the image data gives {} bytes", rgba.len()),
+        ));
+    }
+    Ok(Image {
+        width: w,
+        height: h,
+        rgba,
+    })
+}
+
+/// A texture file's content (PNG, DDS, X4's `.gz`, or a TGA when `name` ends in `.tga`) as a DDS
+/// encoded as `opts` says. A DDS input is decoded first (its first surface), so this also
+/// re-encodes one DDS into another format.
+pub fn to_dds(
+    data: &[u8],
+    name: &std::path::Path,
+    opts: Options,
+) -> Result<(Vec<u8>, Vec<Warning>)> {
+    let (img, warnings) = super::load(data, name)?;
+    Ok((encode(&img, opts)?, warnings))
+}
