@@ -135,13 +135,18 @@ pub struct Placement {
 pub struct Search<'a> {
     views: Vec<&'a GameView>,
     owned: Vec<GameView>,
+    /// A game or mod is in view (named by the user, or a mod root around the model): textures it
+    /// lacks are a problem, not just elsewhere.
+    pub has_game: bool,
 }
 
 impl<'a> Search<'a> {
     /// The user's views, then the mod root around `model`, then the model's folder.
     pub fn new(model: &Path, user: &'a [GameView]) -> Search<'a> {
         let mut owned = Vec::new();
-        if let Some((v, _)) = GameView::around(model) {
+        let around = GameView::around(model);
+        let has_game = !user.is_empty() || around.is_some();
+        if let Some((v, _)) = around {
             owned.push(v);
         }
         let dir = model.parent().filter(|p| !p.as_os_str().is_empty());
@@ -151,6 +156,7 @@ impl<'a> Search<'a> {
         Search {
             views: user.iter().collect(),
             owned,
+            has_game,
         }
     }
 
@@ -342,8 +348,7 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
         }
     }
     if !missing.is_empty() {
-        // Textures usually live elsewhere in the game's files: not a problem of the model.
-        warnings.push(Warning::note(
+        let w = Warning::new(
             None,
             "materials",
             format!(
@@ -351,7 +356,13 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
                 missing.len(),
                 missing.join("; ")
             ),
-        ));
+        );
+        // With a game or mod in view, a missing texture is a problem; a loose model without one
+        // usually has its textures elsewhere in the game's files, as a note.
+        warnings.push(Warning {
+            note: !search.has_game,
+            ..w
+        });
     }
     if !broken.is_empty() {
         warnings.push(Warning::new(

@@ -1059,3 +1059,49 @@ fn every_small_size_encodes_to_the_size_its_header_describes() {
         }
     }
 }
+
+/// A texture that is not found is a note when no game or mod is in view (loose models keep their
+/// textures elsewhere in the game), and a warning naming where it looked when one is.
+#[test]
+fn a_missing_texture_is_a_warning_only_with_a_game_in_view() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("textures_missing");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("game")).unwrap();
+    let scene = || {
+        let mut s = hangar::model::Scene::default();
+        s.materials.push(hangar::model::Material {
+            name: "hull".into(),
+            textures: hangar::model::Textures {
+                base_color: Some(r"assets\textures\hull_diff.dds".into()),
+                ..Default::default()
+            },
+            extras: Default::default(),
+        });
+        s
+    };
+    let model = dir.join("hull.xmf");
+    let alone = hangar::textures::Options::default();
+    let mut s = scene();
+    let (images, w) = hangar::textures::resolve(&mut s, &model, &alone);
+    assert!(images.images.is_empty());
+    assert_eq!(
+        s.materials[0].textures.base_color, None,
+        "no dangling texture"
+    );
+    assert_eq!(w.len(), 1);
+    assert!(w[0].note && w[0].message.contains("hull_diff"), "{w:?}");
+
+    let with_game = hangar::textures::Options {
+        views: vec![hangar::vfs::GameView::folder(&dir.join("game")).unwrap()],
+        ..Default::default()
+    };
+    let mut s = scene();
+    let (_, w) = hangar::textures::resolve(&mut s, &model, &with_game);
+    assert_eq!(w.len(), 1);
+    assert!(!w[0].note, "{w:?}");
+    assert!(
+        w[0].message.contains("assets\\textures\\hull_diff.dds") && w[0].message.contains("game"),
+        "{}",
+        w[0].message
+    );
+}
