@@ -556,15 +556,7 @@ fn convert_one(
     }
     converted.write(output)?;
     if verbose {
-        eprintln!(
-            "wrote {} ({} bytes{})",
-            output.display(),
-            converted.bytes.len(),
-            match converted.files.len() {
-                0 => String::new(),
-                n => format!(", and {n} texture files"),
-            }
-        );
+        eprintln!("{}", wrote(output, &converted));
     }
     let mut all: Vec<String> = Vec::new();
     let mut keep = |file: &Path, w: &[hangar::Warning]| {
@@ -614,7 +606,13 @@ fn convert_component(
     let converted = any::convert_component(input, output, tex)?;
     print_warnings(input, &converted.warnings, verbose);
     converted.write(output)?;
-    eprintln!(
+    eprintln!("{}", wrote(output, &converted));
+    Ok(())
+}
+
+/// What a conversion wrote: the file, and the texture files beside it.
+fn wrote(output: &Path, converted: &any::Converted) -> String {
+    format!(
         "wrote {} ({} bytes{})",
         output.display(),
         converted.bytes.len(),
@@ -625,8 +623,7 @@ fn convert_component(
                 hangar::textures::copy_folder(output)
             ),
         }
-    );
-    Ok(())
+    )
 }
 
 fn write_component(input: &Path, output: &Path) -> Result<()> {
