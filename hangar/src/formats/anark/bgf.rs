@@ -233,20 +233,7 @@ pub fn read(data: &[u8]) -> Result<(Bgf, Vec<Warning>)> {
     let big_endian = endianness(&mut c)?;
     c.set_big_endian(big_endian);
     let byte1 = c.u8("ignored")?;
-    let hs_at = c.pos();
-    let header_size = c.u32("headerSize")?;
-    if header_size < HEADER_SIZE {
-        return Err(c.error_at(
-            hs_at,
-            "headerSize",
-            format!("header size {header_size} is below the {HEADER_SIZE} bytes the header holds"),
-        ));
-    }
-    let header_end = c
-        .pos()
-        .checked_add(header_size as usize)
-        .filter(|e| *e <= data.len())
-        .ok_or_else(|| c.error_at(hs_at, "headerSize", "header runs past the end of the file"))?;
+    let header_end = super::header_end(&mut c, HEADER_SIZE, data.len())?;
     if c.array::<8>("magic")? != *MAGIC {
         return Err(c.error_at(6, "magic", "magic is not AnarkBGF"));
     }

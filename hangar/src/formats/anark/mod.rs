@@ -321,6 +321,24 @@ fn endianness(c: &mut crate::bytes::Cursor) -> crate::error::Result<bool> {
     }
 }
 
+/// Reads a header's `int headerSize` (at least `min`, the bytes the header holds) and returns where
+/// the header ends, checked against the file's `len`.
+fn header_end(c: &mut crate::bytes::Cursor, min: u32, len: usize) -> crate::error::Result<usize> {
+    let at = c.pos();
+    let size = c.u32("headerSize")?;
+    if size < min {
+        return Err(c.error_at(
+            at,
+            "headerSize",
+            format!("header size {size} is below the {min} bytes the header holds"),
+        ));
+    }
+    c.pos()
+        .checked_add(size as usize)
+        .filter(|e| *e <= len)
+        .ok_or_else(|| c.error_at(at, "headerSize", "header runs past the end of the file"))
+}
+
 /// Reads one `int sectionSize` and returns a cursor limited to the section, positioned at its start,
 /// and the section's end offset.
 fn section<'a>(
