@@ -1126,15 +1126,15 @@ fn patch_offsets(
                         .parent
                         .filter(|p| parts.contains(p))
                         .and_then(|p| scene.nodes.get(p))
-                        .map(|p| format!(" parent=\"{}\"", esc(part_name(p))))
-                        .unwrap_or_default();
-                    let off = Offset::from_gltf(n.translation, n.rotation);
-                    text.push_str(&format!(
-                        "\t<connection name=\"hangar_added_{:02}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n\t\t",
-                        k + 1,
-                        off.xml("\t\t\t\t"),
-                        esc(&n.name)
+                        .map(part_name);
+                    // Inserted after the indentation of the closing tag, which it then restores.
+                    text.push_str(&connection_xml(
+                        "\t",
+                        &format!("hangar_added_{:02}", k + 1),
+                        parent,
+                        n,
                     ));
+                    text.push_str("\t\t");
                 }
                 edits.push((at..at, text));
             }
@@ -1153,6 +1153,19 @@ fn patch_offsets(
         }
     }
     Ok(out)
+}
+
+/// A `<connection>` holding the part `n` (named by the node) at its place, under `parent`.
+fn connection_xml(indent: &str, name: &str, parent: Option<&str>, n: &Node) -> String {
+    let parent = parent
+        .map(|p| format!(" parent=\"{}\"", esc(p)))
+        .unwrap_or_default();
+    let off = Offset::from_gltf(n.translation, n.rotation);
+    format!(
+        "{indent}<connection name=\"{name}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
+        off.xml("\t\t\t\t"),
+        esc(&n.name)
+    )
 }
 
 /// Nodes of a glTF hangar did not make from a component that become parts: each node holding a mesh.
@@ -1183,14 +1196,12 @@ fn new_component(scene: &Scene, stem: &str, w: &mut Written) -> Result<(String, 
         let parent = n
             .parent
             .and_then(|q| parts.contains(&q).then(|| scene.nodes.get(q)).flatten())
-            .map(|q| format!(" parent=\"{}\"", esc(&q.name)))
-            .unwrap_or_default();
-        let off = Offset::from_gltf(n.translation, n.rotation);
-        s.push_str(&format!(
-            "\t\t\t<connection name=\"Connection{:02}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
-            k + 1,
-            off.xml("\t\t\t\t"),
-            esc(&n.name)
+            .map(|q| q.name.as_str());
+        s.push_str(&connection_xml(
+            "\t\t\t",
+            &format!("Connection{:02}", k + 1),
+            parent,
+            n,
         ));
     }
     s.push_str("\t\t</connections>\n\t</component>\n</components>\n");
