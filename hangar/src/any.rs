@@ -147,8 +147,7 @@ impl<'a> Opened<'a> {
                 out.insert("fields".into(), other);
             }
         }
-        serde_json::to_string_pretty(&Value::Object(out))
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, "dump", e.to_string()))
+        serde_json::to_string_pretty(&Value::Object(out)).map_err(dump_error)
     }
 
     /// The reader's warnings and the document's findings.
@@ -179,6 +178,11 @@ pub struct Info {
 }
 
 const DUMP_VERSION: u32 = 1;
+
+/// A dump that JSON could not hold (a document's [`Document::dump`] or [`Document::dump_text`]).
+pub(crate) fn dump_error(e: serde_json::Error) -> Error {
+    Error::new(ErrorKind::Invalid, None, "dump", e.to_string())
+}
 
 /// Every format hangar reads, in the order they are asked to recognise a file.
 static FORMATS: &[&dyn FileFormat] = &[

@@ -74,11 +74,7 @@ impl Document for EmfxDocument {
     }
 
     fn dump_text(&self, format: &str, version: u32) -> Option<Result<String>> {
-        Some(
-            super::dump_text(&self.0, format, version).map_err(|e| {
-                crate::Error::new(crate::ErrorKind::Invalid, None, "dump", e.to_string())
-            }),
-        )
+        Some(super::dump_text(&self.0, format, version).map_err(crate::any::dump_error))
     }
 
     fn validate(&self) -> Vec<Finding> {

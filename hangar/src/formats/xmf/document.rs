@@ -177,8 +177,7 @@ impl Document for XmfDocument<'_> {
     }
 
     fn dump(&self) -> Result<Value> {
-        serde_json::to_value(&self.file)
-            .map_err(|e| Error::new(ErrorKind::Invalid, None, "dump", e.to_string()))
+        serde_json::to_value(&self.file).map_err(crate::any::dump_error)
     }
 
     fn validate(&self) -> Vec<Finding> {
