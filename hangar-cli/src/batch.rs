@@ -5,7 +5,6 @@
 use anyhow::Result;
 use hangar::any;
 use hangar::vfs::GameView;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -34,10 +33,7 @@ pub fn convert_view(
         })
         .collect();
     std::fs::create_dir_all(output)?;
-    let bar = ProgressBar::new(files.len() as u64);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
-        bar.set_style(style);
-    }
+    let bar = crate::files_bar(files.len());
     let failures: Vec<(String, String)> = files
         .par_iter()
         .filter_map(|f| {

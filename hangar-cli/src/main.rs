@@ -316,6 +316,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// The progress bar of a batch of `n` files, drawn only when standard error is a terminal.
+fn files_bar(n: usize) -> ProgressBar {
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        ProgressBar::new(n as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// `--jobs N` sizes the one thread pool every batch runs on.
 fn set_jobs(jobs: Option<u16>) -> Result<()> {
     if let Some(n) = jobs {
@@ -680,14 +693,7 @@ fn convert_folder(
         );
     }
     let jobs = hangar::batch::plan(input, &files, output, to);
-    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        ProgressBar::new(jobs.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
-        bar.set_style(style);
-    }
+    let bar = files_bar(jobs.len());
     let results: Vec<(&hangar::batch::Job, Result<Vec<String>>)> = jobs
         .par_iter()
         .map(|j| {
