@@ -1,31 +1,12 @@
 //! An X4 component folder as one scene: each part's `-lod0.xmf` as its mesh, the other LODs and the
 //! collision meshes as marked child nodes, and the `*_data.ani` beside them as one animation a state.
 
+use crate::assemble::component::{split_piece_as_written, Piece};
 use crate::error::{Error, Result, Warning};
 use crate::formats::{ani, xmf};
 use crate::model::{Node, Role, Scene};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-
-/// How a file of a part folder is used.
-enum Piece {
-    Lod(u32),
-    Collision,
-}
-
-/// `name-lod0.xmf` -> ("name", Lod(0)); `name-collision1.xmf` -> ("name", Collision).
-fn split(stem: &str) -> Option<(String, Piece)> {
-    let lower = stem.to_ascii_lowercase();
-    if let Some(i) = lower.rfind("-lod") {
-        let n = lower[i + 4..].parse().ok()?;
-        return Some((stem[..i].to_string(), Piece::Lod(n)));
-    }
-    let i = lower.rfind("-collision")?;
-    lower[i + 10..]
-        .chars()
-        .all(|c| c.is_ascii_digit())
-        .then(|| (stem[..i].to_string(), Piece::Collision))
-}
 
 /// Reads the folder's parts and animations into one scene named after the folder.
 pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
@@ -51,7 +32,7 @@ pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
         .filter(|p| crate::io::has_ext(p, "xmf"))
         .filter_map(|p| {
             let stem = p.file_stem()?.to_string_lossy().into_owned();
-            split(&stem).map(|(part, piece)| (part, piece, p))
+            split_piece_as_written(&stem).map(|(part, piece)| (part.to_string(), piece, p))
         })
         .collect();
     pieces.sort_by_key(|(part, piece, _)| (part.clone(), !matches!(piece, Piece::Lod(0))));

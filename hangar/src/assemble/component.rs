@@ -185,25 +185,31 @@ struct Connection<'a, 'i> {
 
 /// How a file of the data folder is used by its part.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Piece {
+pub(crate) enum Piece {
     Lod(u32),
     Collision,
 }
 
-/// `name-lod0` -> (name, Lod(0)); `name-collision` / `name-collision1` -> (name, Collision).
-fn split_piece(stem: &str) -> Option<(String, Piece)> {
-    let lower = stem.to_lowercase();
+/// `name-lod0` -> (name, Lod(0)); `name-collision` / `name-collision1` -> (name, Collision); the
+/// suffix in any case, the name as written.
+pub(crate) fn split_piece_as_written(stem: &str) -> Option<(&str, Piece)> {
+    let lower = stem.to_ascii_lowercase();
     if let Some(i) = lower.rfind("-lod") {
         let n = lower.get(i + 4..)?.parse().ok()?;
-        return Some((lower.get(..i)?.to_string(), Piece::Lod(n)));
+        return Some((stem.get(..i)?, Piece::Lod(n)));
     }
     let i = lower.rfind("-collision")?;
     lower
         .get(i + 10..)?
         .chars()
         .all(|c| c.is_ascii_digit())
-        .then(|| lower.get(..i).map(|s| (s.to_string(), Piece::Collision)))
+        .then(|| stem.get(..i).map(|s| (s, Piece::Collision)))
         .flatten()
+}
+
+/// [`split_piece_as_written`] with the name in lower case, as parts are matched.
+fn split_piece(stem: &str) -> Option<(String, Piece)> {
+    split_piece_as_written(stem).map(|(name, piece)| (name.to_lowercase(), piece))
 }
 
 /// Reads `xml` (a file, or `GAME::path` inside a game view) with its data folder and .ani into one
