@@ -387,10 +387,16 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
         .as_deref()
         .map(crate::vfs::reference_paths)
         .unwrap_or_default();
-    let data_dir = beside
+    // The folder and its XMFs, listed once.
+    let (data_dir, data_files) = beside
         .into_iter()
         .chain(declared)
-        .find(|d| !xmfs_in(view, d).is_empty() || view.exists(&format!("{d}.ani")));
+        .map(|d| {
+            let files = xmfs_in(view, &d);
+            (d, files)
+        })
+        .find(|(d, files)| !files.is_empty() || view.exists(&format!("{d}.ani")))
+        .map_or((None, Vec::new()), |(d, files)| (Some(d), files));
     if data_dir.is_none() && geometry.is_some() {
         warnings.push(Warning::new(
             None,
@@ -535,23 +541,20 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
     // Meshes of the data folder, decoded in parallel.
     // (node, piece, game path, file stem, reused from another component).
     let mut jobs: Vec<(usize, Piece, String, String, bool)> = Vec::new();
-    if let Some(dir) = &data_dir {
-        let files = xmfs_in(view, dir);
-        let lower_parts: HashMap<String, usize> = part_nodes
-            .iter()
-            .map(|(k, v)| (k.to_lowercase(), *v))
-            .collect();
-        for f in files {
-            let stem = f
-                .rsplit('/')
-                .next()
-                .and_then(|n| n.strip_suffix(".xmf"))
-                .unwrap_or_default()
-                .to_string();
-            if let Some((part, piece)) = split_piece(&stem) {
-                if let Some(&node) = lower_parts.get(&part) {
-                    jobs.push((node, piece, f, stem, false));
-                }
+    let lower_parts: HashMap<String, usize> = part_nodes
+        .iter()
+        .map(|(k, v)| (k.to_lowercase(), *v))
+        .collect();
+    for f in data_files {
+        let stem = f
+            .rsplit('/')
+            .next()
+            .and_then(|n| n.strip_suffix(".xmf"))
+            .unwrap_or_default()
+            .to_string();
+        if let Some((part, piece)) = split_piece(&stem) {
+            if let Some(&node) = lower_parts.get(&part) {
+                jobs.push((node, piece, f, stem, false));
             }
         }
     }
@@ -636,11 +639,7 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
         let bytes = view.read(&ani_game).map_err(|e| e.in_file(&ani_path))?;
         let (a, w) = ani::read(&bytes).map_err(|e| e.in_file(&ani_path))?;
         warnings.extend(w);
-        let lower: HashMap<String, usize> = part_nodes
-            .iter()
-            .map(|(k, v)| (k.to_lowercase(), *v))
-            .collect();
-        let (anims, w) = ani::animations(&a, &mut |p| lower.get(&p.to_lowercase()).copied());
+        let (anims, w) = ani::animations(&a, &mut |p| lower_parts.get(&p.to_lowercase()).copied());
         warnings.extend(w);
         scene.animations.extend(anims);
         if let Some(root) = scene.nodes.first_mut() {
