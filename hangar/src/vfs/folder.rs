@@ -3,11 +3,20 @@
 //! path that resolves outside the folder, through `..` or a link, is never returned.
 
 use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// A folder's entries by lower-case name.
+type Listing = Arc<HashMap<String, OsString>>;
 
 pub struct Folder {
     /// The folder with every link resolved, so a found file can be checked to lie inside it.
     root: PathBuf,
+    /// Listings read for case-insensitive matches: a model names many textures in one folder, and
+    /// listing it again for each (and each candidate extension) was a quarter of an M3 batch.
+    listings: Mutex<HashMap<PathBuf, Listing>>,
 }
 
 impl Folder {
@@ -19,7 +28,10 @@ impl Folder {
                 std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
             ));
         }
-        Ok(Folder { root })
+        Ok(Folder {
+            root,
+            listings: Mutex::default(),
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -30,7 +42,7 @@ impl Folder {
     pub fn find(&self, norm: &str) -> Option<PathBuf> {
         let mut path = self.root.clone();
         for part in norm.split('/').filter(|p| !p.is_empty()) {
-            path = child(&path, part)?;
+            path = self.child(&path, part)?;
         }
         // Links may point anywhere: only what resolves inside the root counts.
         let real = std::fs::canonicalize(&path).ok()?;
@@ -41,7 +53,7 @@ impl Folder {
     pub fn files(&self, prefix: &str, out: &mut Vec<String>) {
         let mut start = self.root.clone();
         for part in prefix.split('/').filter(|p| !p.is_empty()) {
-            match child(&start, part) {
+            match self.child(&start, part) {
                 Some(p) => start = p,
                 None => return,
             }
@@ -77,17 +89,35 @@ impl Folder {
     }
 }
 
-/// The entry of `dir` named `part` in any case; the exact name first, as most paths match it.
-fn child(dir: &Path, part: &str) -> Option<PathBuf> {
-    let exact = dir.join(part);
-    if exact.exists() {
-        return Some(exact);
+impl Folder {
+    /// The entry of `dir` named `part` in any case; the exact name first, as most paths match it.
+    fn child(&self, dir: &Path, part: &str) -> Option<PathBuf> {
+        let exact = dir.join(part);
+        if exact.exists() {
+            return Some(exact);
+        }
+        let listing = self.listing(dir)?;
+        listing.get(part).map(|name| dir.join(name))
     }
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .find(|e| e.file_name().to_string_lossy().to_lowercase() == part)
-        .map(|e| e.path())
+
+    fn listing(&self, dir: &Path) -> Option<Listing> {
+        // A poisoned lock only means another thread panicked mid-insert: the map is still whole.
+        let mut cache = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = cache.get(dir) {
+            return Some(l.clone());
+        }
+        let mut names = HashMap::new();
+        for e in std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()) {
+            let name = e.file_name();
+            // The first of two names differing only in case wins, as the old linear search did.
+            names
+                .entry(name.to_string_lossy().to_lowercase())
+                .or_insert(name);
+        }
+        let l: Listing = Arc::new(names);
+        cache.insert(dir.to_path_buf(), l.clone());
+        Some(l)
+    }
 }
 
 #[cfg(test)]

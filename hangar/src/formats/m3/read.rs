@@ -100,13 +100,14 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
             .unwrap_or(index_offset)
             .max(e.offset);
         let span = &data[e.offset..end];
-        let path = format!("{root}.index[{i}]");
+        // Formatted only for a warning: a model has thousands of sections.
+        let path = || format!("{root}.index[{i}]");
         let name = e.tag.name();
         let mut layout = None;
         match t.layout(e.tag, e.version, small) {
             None if !t.knows_tag(e.tag) => warnings.push(Warning::new(
                 Some(e.offset as u64),
-                &path,
+                path(),
                 format!(
                     "unknown tag {name} v{} ({} entries, {} bytes): kept as raw bytes",
                     e.version,
@@ -116,7 +117,7 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
             )),
             None => warnings.push(Warning::new(
                 Some(e.offset as u64),
-                &path,
+                path(),
                 format!(
                     "unknown version {name} v{} (known: {:?}): {} entries kept as raw bytes",
                     e.version,
@@ -147,7 +148,7 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
                     // Real files have other sizes for some tag versions; the bytes are kept.
                     warnings.push(Warning::note(
                         Some(e.offset as u64),
-                        &path,
+                        path(),
                         format!(
                             "size mismatch: {name} v{} entries are {} bytes in the table but the section holds {} bytes for {} entries (about {per} each): kept as raw bytes",
                             e.version,

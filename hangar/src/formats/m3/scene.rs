@@ -803,8 +803,9 @@ struct Track<'m> {
 struct Tracks<'m, 'a> {
     model: Model<'m, 'a>,
     stcs: Vec<Entry<'m>>,
-    /// Per STC: anim id -> animRefs value.
-    ids: Vec<HashMap<u32, u32>>,
+    /// Per STC: (anim id, animRefs value), sorted by id for binary search (no hashing: a model
+    /// looks up every bone's three tracks in every sequence).
+    ids: Vec<Vec<(u32, u32)>>,
 }
 
 impl<'m, 'a> Tracks<'m, 'a> {
@@ -815,7 +816,10 @@ impl<'m, 'a> Tracks<'m, 'a> {
             let path = format!("MODL.stc[{i}]");
             let a = model.field_u32s(s, "animIds", &path)?;
             let r = model.field_u32s(s, "animRefs", &path)?;
-            ids.push(a.into_iter().zip(r).collect());
+            let mut pairs: Vec<(u32, u32)> = a.into_iter().zip(r).collect();
+            // Stable, so of two equal ids the one stored last is found last (and wins).
+            pairs.sort_by_key(|p| p.0);
+            ids.push(pairs);
         }
         Ok(Tracks { model, stcs, ids })
     }
@@ -823,7 +827,13 @@ impl<'m, 'a> Tracks<'m, 'a> {
     /// Key times (ms) and values of `id` in the STCs `order`, the first that has it.
     fn find(&self, order: &[usize], id: u32) -> Result<Option<Track<'m>>> {
         for &si in order {
-            let Some(&r) = self.ids[si].get(&id) else {
+            let pairs = &self.ids[si];
+            let after = pairs.partition_point(|p| p.0 <= id);
+            let Some(&(_, r)) = after
+                .checked_sub(1)
+                .and_then(|i| pairs.get(i))
+                .filter(|p| p.0 == id)
+            else {
                 continue;
             };
             let (ty, block) = ((r >> 16) as usize, (r & 0xffff) as usize);
@@ -928,24 +938,24 @@ fn animations(
                 for i in 0..n {
                     let t = (frames[i] as i64 - start).max(0) as f32 / 1000.0;
                     let raw = &values[i * 4 * width..(i + 1) * 4 * width];
-                    let v: Vec<f32> = if width == 4 {
-                        quat(floats::<4>(raw)).to_array().to_vec()
-                    } else {
-                        floats::<3>(raw)
-                            .iter()
-                            .map(|c| if c.is_finite() { *c } else { 0.0 })
-                            .collect()
-                    };
                     // Keys must rise strictly: a repeated time keeps the later value.
-                    if times.last().is_some_and(|&l: &f32| t <= l) {
-                        if times.last() == Some(&t) {
-                            let at = out.len() - width;
-                            out[at..].copy_from_slice(&v);
+                    let at = match times.last() {
+                        Some(&l) if t < l => continue,
+                        Some(&l) if t == l => out.len() - width,
+                        _ => {
+                            times.push(t);
+                            out.resize(out.len() + width, 0.0);
+                            out.len() - width
                         }
-                        continue;
+                    };
+                    let slot = &mut out[at..];
+                    if width == 4 {
+                        slot.copy_from_slice(&quat(floats::<4>(raw)).to_array());
+                    } else {
+                        for (o, c) in slot.iter_mut().zip(floats::<3>(raw)) {
+                            *o = if c.is_finite() { c } else { 0.0 };
+                        }
                     }
-                    times.push(t);
-                    out.extend_from_slice(&v);
                 }
                 if times.is_empty() {
                     continue;
