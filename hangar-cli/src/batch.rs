@@ -13,7 +13,7 @@ pub fn convert_view(
     prefix: &str,
     output: &Path,
     to: &str,
-    tex: &hangar::textures::Options,
+    opts: &hangar::any::ConvertOptions,
 ) -> Result<bool> {
     any::check_output(Path::new(&format!("x.{to}")))?;
     // Only files hangar can read as models: a look at the first bytes (a slice of the mapped .dat).
@@ -37,7 +37,7 @@ pub fn convert_view(
     let failures: Vec<(String, String)> = files
         .par_iter()
         .filter_map(|f| {
-            let r = convert_entry(view, f, output, to, tex);
+            let r = convert_entry(view, f, output, to, opts);
             bar.inc(1);
             r.err().map(|e| (f.clone(), format!("{e:#}")))
         })
@@ -75,7 +75,7 @@ fn convert_entry(
     game_path: &str,
     output: &Path,
     to: &str,
-    tex: &hangar::textures::Options,
+    opts: &hangar::any::ConvertOptions,
 ) -> Result<()> {
     let bytes = view.read(game_path)?;
     let label = Path::new(game_path);
@@ -84,6 +84,6 @@ fn convert_entry(
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    any::convert_textured(&opened, label, &dest, &[], tex)?.write(&dest)?;
+    any::convert_textured(&opened, label, &dest, &[], opts)?.write(&dest)?;
     Ok(())
 }

@@ -138,6 +138,8 @@ enum Command {
         jobs: Option<u16>,
         #[command(flatten)]
         textures: TextureArgs,
+        #[command(flatten)]
+        encoding: GltfArgs,
     },
     /// Print the Anark name hash of each NAME (as .bgf/.bgp/.bsg files store names): signed decimal,
     /// then hex. Attribute keys use the low 27 bits (`hangar hash opacity`).
@@ -150,6 +152,23 @@ enum Command {
         #[command(subcommand)]
         cmd: cat::CatCommand,
     },
+}
+
+/// How a glTF output is encoded.
+#[derive(clap::Args)]
+struct GltfArgs {
+    /// Smaller glTF with the precision the games keep (KHR_mesh_quantization): normals and
+    /// tangents as 8-bit, texture coordinates as 16-bit when they lie in [0, 1] or [-1, 1],
+    /// skin weights and colours as 8-bit, rotation keys as 16-bit; positions stay 32-bit floats.
+    /// Blender and three.js read it.
+    #[arg(long)]
+    quantize: bool,
+    /// Compress vertex, index, skin and animation data with meshoptimizer
+    /// (EXT_meshopt_compression; with --quantize it shrinks most). For web viewers (three.js,
+    /// Babylon.js, gltfpack's tools) and hangar itself; Blender's importer does not read it yet:
+    /// use --quantize alone for Blender.
+    #[arg(long)]
+    compress: bool,
 }
 
 /// Where a model's textures are found and how the glTF carries them.
@@ -286,8 +305,15 @@ fn main() -> ExitCode {
             motions,
             jobs,
             textures,
+            encoding,
         } => set_jobs(jobs).and_then(|_| {
-            let tex = textures.options(&input)?;
+            let opts = hangar::any::ConvertOptions {
+                textures: textures.options(&input)?,
+                gltf: hangar::gltf::export::Options {
+                    quantize: encoding.quantize,
+                    compress: encoding.compress,
+                },
+            };
             // `GAME::folder`: a batch through the game view (a file inside the view is one file).
             let game_folder =
                 input
@@ -298,8 +324,8 @@ fn main() -> ExitCode {
                         (!view.exists(inside)).then(|| (view, inside.to_string()))
                     });
             match game_folder {
-                Some((view, inside)) => batch::convert_view(&view, &inside, &output, &to, &tex),
-                None => convert(&input, &output, &to, &motions, verbose, &tex),
+                Some((view, inside)) => batch::convert_view(&view, &inside, &output, &to, &opts),
+                None => convert(&input, &output, &to, &motions, verbose, &opts),
             }
         }),
     };
@@ -473,14 +499,14 @@ fn convert(
     to: &str,
     motions: &[PathBuf],
     verbose: bool,
-    tex: &hangar::textures::Options,
+    opts: &hangar::any::ConvertOptions,
 ) -> Result<bool> {
     if motions.is_empty() && any::writes_component(input, output) {
         write_component(input, output)?;
         return Ok(true);
     }
     if !input.is_dir() {
-        convert_one(input, output, motions, verbose, tex)?;
+        convert_one(input, output, motions, verbose, opts)?;
         return Ok(true);
     }
     if !motions.is_empty() {
@@ -493,7 +519,7 @@ fn convert(
                 .any(|x| e.eq_ignore_ascii_case(x))
         });
     if one_file {
-        convert_component(input, output, verbose, tex)?;
+        convert_component(input, output, verbose, opts)?;
         return Ok(true);
     }
     if !output.is_dir() && output.extension().is_some() {
@@ -502,7 +528,7 @@ fn convert(
             output.display()
         );
     }
-    convert_folder(input, output, to, verbose, tex)
+    convert_folder(input, output, to, verbose, opts)
 }
 
 /// `--motion` files are named in the glTF by their stem, made unique.
@@ -529,7 +555,7 @@ fn convert_one(
     output: &Path,
     motions: &[PathBuf],
     verbose: bool,
-    tex: &hangar::textures::Options,
+    opts: &hangar::any::ConvertOptions,
 ) -> Result<Vec<String>> {
     if hangar::io::same_file(input, output) {
         bail!(
@@ -538,7 +564,8 @@ fn convert_one(
         );
     }
     let bytes = hangar::vfs::read_arg(input)?;
-    if let Some(picture) = hangar::textures::convert_texture(&bytes, input, output, tex) {
+    if let Some(picture) = hangar::textures::convert_texture(&bytes, input, output, &opts.textures)
+    {
         return write_picture(input, output, picture?, verbose);
     }
     any::check_output(output)?;
@@ -556,7 +583,7 @@ fn convert_one(
         .into_iter()
         .zip(&motion_files)
         .collect();
-    let converted = any::convert_textured(&opened, input, output, &labels, tex)?;
+    let converted = any::convert_textured(&opened, input, output, &labels, opts)?;
     let warnings = &converted.warnings;
     print_warnings(input, &opened.warnings, verbose);
     print_warnings(input, warnings, verbose);
@@ -614,9 +641,9 @@ fn convert_component(
     input: &Path,
     output: &Path,
     verbose: bool,
-    tex: &hangar::textures::Options,
+    opts: &hangar::any::ConvertOptions,
 ) -> Result<()> {
-    let converted = any::convert_component(input, output, tex)?;
+    let converted = any::convert_component(input, output, opts)?;
     print_warnings(input, &converted.warnings, verbose);
     converted.write(output)?;
     eprintln!("{}", wrote(output, &converted));
@@ -670,7 +697,7 @@ fn convert_folder(
     output: &Path,
     to: &str,
     verbose: bool,
-    tex: &hangar::textures::Options,
+    opts: &hangar::any::ConvertOptions,
 ) -> Result<bool> {
     any::check_output(Path::new(&format!("x.{to}")))?;
     // One clear error for an output folder that cannot be written, before any work.
@@ -702,7 +729,7 @@ fn convert_folder(
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .map_err(anyhow::Error::from)
-                .and_then(|_| convert_one(&j.input, &j.output, &j.motions, verbose, tex));
+                .and_then(|_| convert_one(&j.input, &j.output, &j.motions, verbose, opts));
             bar.inc(1);
             (j, r)
         })

@@ -315,12 +315,13 @@ fn scene_output(
     scene: &Scene,
     output: &Path,
     images: Option<&crate::textures::Placement>,
+    gltf: crate::gltf::export::Options,
 ) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
     let ext = ext_of(output);
     let bytes = match ext.as_str() {
         "obj" => return Some(Ok((crate::obj::to_obj(scene), Vec::new()))),
         "glb" | "gltf" => (|| {
-            let e = crate::gltf::export::to_gltf_with(scene, images)?;
+            let e = crate::gltf::export::to_gltf_with(scene, images, gltf)?;
             let bytes = if ext == "glb" {
                 e.to_glb()?
             } else {
@@ -392,6 +393,23 @@ pub fn convert_with(
         .map(|c| (c.bytes, c.warnings))
 }
 
+/// Everything a conversion can be told: where a model's textures are found and how they travel,
+/// and how a glTF output is encoded.
+#[derive(Default)]
+pub struct ConvertOptions {
+    pub textures: crate::textures::Options,
+    pub gltf: crate::gltf::export::Options,
+}
+
+impl From<crate::textures::Options> for ConvertOptions {
+    fn from(textures: crate::textures::Options) -> Self {
+        ConvertOptions {
+            textures,
+            ..Default::default()
+        }
+    }
+}
+
 /// What a conversion writes: the output's bytes, the files that go with it (textures copied
 /// beside a glTF; paths relative to the output's folder), and what was noticed on the way.
 #[derive(Debug, Default)]
@@ -417,16 +435,16 @@ impl Converted {
     }
 }
 
-/// [`convert_with`] with texture options (where to look, how the glTF carries them, PNG
-/// compression).
+/// [`convert_with`] with options (textures: where to look, how the glTF carries them, PNG
+/// compression; glTF encoding).
 pub fn convert_textured(
     opened: &Opened<'_>,
     input: &Path,
     output: &Path,
     motions: &[(String, &Opened<'_>)],
-    textures: &crate::textures::Options,
+    opts: &ConvertOptions,
 ) -> Result<Converted> {
-    convert_inner(opened, input, output, motions, textures).map_err(|mut e| {
+    convert_inner(opened, input, output, motions, opts).map_err(|mut e| {
         // A refused output is the input's doing: name both.
         if e.file.is_none() {
             e.message = format!("{} (converting {})", e.message, input.display());
@@ -440,7 +458,7 @@ fn convert_inner(
     input: &Path,
     output: &Path,
     motions: &[(String, &Opened<'_>)],
-    textures: &crate::textures::Options,
+    opts: &ConvertOptions,
 ) -> Result<Converted> {
     check_output(output)?;
     let ext = ext_of(output);
@@ -468,9 +486,9 @@ fn convert_inner(
         warnings.extend(w);
         return Ok(plain((bytes, warnings)));
     }
-    let (placement, w) = textured_scene(&mut scene, input, output, textures);
+    let (placement, w) = textured_scene(&mut scene, input, output, &opts.textures);
     warnings.extend(w);
-    match scene_output(&scene, output, Some(&placement)) {
+    match scene_output(&scene, output, Some(&placement), opts.gltf) {
         Some(r) => {
             let (bytes, w) = r?;
             warnings.extend(w);
@@ -512,11 +530,7 @@ fn textured_scene(
 
 /// A component as one glTF file: its XML (see [`crate::assemble`]), a `_data` folder with the XML
 /// beside it, or a bare folder of parts and their `_data.ani` (see [`crate::component`]).
-pub fn convert_component(
-    dir: &Path,
-    output: &Path,
-    textures: &crate::textures::Options,
-) -> Result<Converted> {
+pub fn convert_component(dir: &Path, output: &Path, opts: &ConvertOptions) -> Result<Converted> {
     let xml = if dir.is_file() {
         Some(dir.to_path_buf())
     } else {
@@ -537,9 +551,9 @@ pub fn convert_component(
     }
     // Textures are looked for around the XML, or inside a bare folder.
     let model = xml.unwrap_or_else(|| dir.join("component"));
-    let (placement, w) = textured_scene(&mut scene, &model, output, textures);
+    let (placement, w) = textured_scene(&mut scene, &model, output, &opts.textures);
     warnings.extend(w);
-    match scene_output(&scene, output, Some(&placement)) {
+    match scene_output(&scene, output, Some(&placement), opts.gltf) {
         Some(r) => {
             let (bytes, w) = r.map_err(|e| e.in_file(output))?;
             warnings.extend(w);

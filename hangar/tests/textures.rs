@@ -874,10 +874,11 @@ fn copy_writes_png_files_beside_the_gltf_and_names_them_by_uri() {
     let bytes = std::fs::read(&model).unwrap();
     let opened = hangar::any::open(&bytes, &model).unwrap();
     let out = common::gltf_out("textures_copy");
-    let opts = hangar::textures::Options {
+    let opts: hangar::any::ConvertOptions = hangar::textures::Options {
         mode: hangar::textures::Mode::Copy,
         ..Default::default()
-    };
+    }
+    .into();
     for name in ["ship.gltf", "ship_glb.glb"] {
         let dest = out.join(name);
         let stem = name.split('.').next().unwrap();
@@ -945,7 +946,7 @@ fn link_names_a_loose_png_where_it_lies_and_copies_the_rest() {
         mode: hangar::textures::Mode::Link,
         ..Default::default()
     };
-    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts).unwrap();
+    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts.into()).unwrap();
     assert_eq!(c.files.len(), 1, "only the DDS is written as a PNG");
     assert!(
         c.warnings
@@ -986,7 +987,7 @@ fn a_gltf_and_its_texture_files_are_written_all_or_none() {
         mode: hangar::textures::Mode::Copy,
         ..Default::default()
     };
-    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts).unwrap();
+    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts.into()).unwrap();
     let e = c.write(&dest).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Io);
     let left: Vec<String> = std::fs::read_dir(&dir)

@@ -1,5 +1,7 @@
+use super::quantize;
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::{Interpolation, LightKind, Property, Role, Scene};
+use accessor::ComponentType::{I16, I8, U8};
 use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
@@ -17,10 +19,24 @@ pub struct Export<'s> {
     pub warnings: Vec<Warning>,
 }
 
+/// How a glTF output is encoded (`--quantize`, `--compress`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Integer vertex attributes and rotation keys where they keep the game's precision
+    /// (KHR_mesh_quantization; see [`super::quantize`]).
+    pub quantize: bool,
+    /// Vertex, index, skin and animation data compressed with meshoptimizer
+    /// (EXT_meshopt_compression; see [`super::meshopt`]).
+    pub compress: bool,
+}
+
 struct Builder<'s> {
     root: Root,
     pieces: Vec<(usize, Cow<'s, [u8]>)>,
     len: usize,
+    quantize: bool,
+    /// Some attribute uses a type only KHR_mesh_quantization allows.
+    needs_quantization: bool,
 }
 
 /// A float array as bytes, borrowed when it was borrowed.
@@ -78,6 +94,28 @@ impl<'s> Builder<'s> {
             normalized: false,
             sparse: None,
         })
+    }
+
+    /// Normalized integers (`bytes` holds `count` elements); `stride` for elements padded to 4.
+    fn normalized(
+        &mut self,
+        bytes: Vec<u8>,
+        count: usize,
+        component: accessor::ComponentType,
+        ty: accessor::Type,
+        stride: Option<usize>,
+        target: Option<buffer::Target>,
+    ) -> Index<accessor::Accessor> {
+        let a = self.accessor(Cow::Owned(bytes), count, component, ty, None, target);
+        if let Some(acc) = self.root.accessors.get_mut(a.value()) {
+            acc.normalized = true;
+            if let (Some(v), Some(st)) = (acc.buffer_view, stride) {
+                if let Some(view) = self.root.buffer_views.get_mut(v.value()) {
+                    view.byte_stride = Some(buffer::Stride(st));
+                }
+            }
+        }
+        a
     }
 
     fn floats<const N: usize>(
@@ -196,19 +234,22 @@ fn extras(map: &Map<String, Value>) -> json::Extras {
 /// Builds the glTF document of `scene`. Non-finite values are replaced by 0 (glTF forbids them in
 /// bounded accessors) and reported.
 pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
-    to_gltf_with(scene, None)
+    to_gltf_with(scene, None, Options::default())
 }
 
 /// [`to_gltf`] with the materials' images (by the paths the materials name) embedded in the buffer
-/// or named by URI, as `placed` says.
+/// or named by URI, as `placed` says, encoded as `opts` says.
 pub fn to_gltf_with<'s>(
     scene: &'s Scene,
     placed: Option<&'s crate::textures::Placement>,
+    opts: Options,
 ) -> Result<Export<'s>> {
     let mut b = Builder {
         root: Root::default(),
         pieces: Vec::new(),
         len: 0,
+        quantize: opts.quantize,
+        needs_quantization: false,
     };
     let mut warnings = Vec::new();
     b.root.asset.generator = Some(format!("hangar {}", env!("CARGO_PKG_VERSION")));
@@ -300,33 +341,48 @@ pub fn to_gltf_with<'s>(
             Valid(mesh::Semantic::Positions),
             b.floats(positions, accessor::Type::Vec3, true),
         );
+        let vertex = Some(buffer::Target::ArrayBuffer);
         if let Some(ns) = &v.normals {
             check("normals", ns.len())?;
-            attributes.insert(
-                Valid(mesh::Semantic::Normals),
-                b.floats(ns.as_slice().into(), accessor::Type::Vec3, false),
-            );
+            let a = if b.quantize {
+                b.needs_quantization = true;
+                let bytes = quantize::unit_vectors(ns);
+                b.normalized(bytes, n, I8, accessor::Type::Vec3, Some(4), vertex)
+            } else {
+                b.floats(ns.as_slice().into(), accessor::Type::Vec3, false)
+            };
+            attributes.insert(Valid(mesh::Semantic::Normals), a);
         }
         if let Some(ts) = &v.tangents {
             check("tangents", ts.len())?;
-            attributes.insert(
-                Valid(mesh::Semantic::Tangents),
-                b.floats(ts.as_slice().into(), accessor::Type::Vec4, false),
-            );
+            let a = if b.quantize {
+                b.needs_quantization = true;
+                let bytes = quantize::unit_vectors(ts);
+                b.normalized(bytes, n, I8, accessor::Type::Vec4, None, vertex)
+            } else {
+                b.floats(ts.as_slice().into(), accessor::Type::Vec4, false)
+            };
+            attributes.insert(Valid(mesh::Semantic::Tangents), a);
         }
         for (k, s) in v.uvs.iter().enumerate() {
             check("uvs", s.len())?;
-            attributes.insert(
-                Valid(mesh::Semantic::TexCoords(k as u32)),
-                b.floats(s.as_slice().into(), accessor::Type::Vec2, false),
-            );
+            let a = match b.quantize.then(|| quantize::tex_coords(s)).flatten() {
+                Some((bytes, component)) => {
+                    // Signed texture coordinates are KHR_mesh_quantization's.
+                    b.needs_quantization |= component == I16;
+                    b.normalized(bytes, n, component, accessor::Type::Vec2, None, vertex)
+                }
+                None => b.floats(s.as_slice().into(), accessor::Type::Vec2, false),
+            };
+            attributes.insert(Valid(mesh::Semantic::TexCoords(k as u32)), a);
         }
         for (k, s) in v.colors.iter().enumerate() {
             check("colors", s.len())?;
-            attributes.insert(
-                Valid(mesh::Semantic::Colors(k as u32)),
-                b.floats(s.as_slice().into(), accessor::Type::Vec4, false),
-            );
+            let a = match b.quantize.then(|| quantize::colors(s)).flatten() {
+                Some(bytes) => b.normalized(bytes, n, U8, accessor::Type::Vec4, None, vertex),
+                None => b.floats(s.as_slice().into(), accessor::Type::Vec4, false),
+            };
+            attributes.insert(Valid(mesh::Semantic::Colors(k as u32)), a);
         }
         if let (Some(js), Some(ws)) = (&v.joints, &v.weights) {
             check("joints", js.len())?;
@@ -350,10 +406,13 @@ pub fn to_gltf_with<'s>(
                 Some(buffer::Target::ArrayBuffer),
             );
             attributes.insert(Valid(mesh::Semantic::Joints(0)), ja);
-            attributes.insert(
-                Valid(mesh::Semantic::Weights(0)),
-                b.floats(ws.as_slice().into(), accessor::Type::Vec4, false),
-            );
+            let wa = if b.quantize {
+                let bytes = quantize::weights(ws);
+                b.normalized(bytes, n, U8, accessor::Type::Vec4, None, vertex)
+            } else {
+                b.floats(ws.as_slice().into(), accessor::Type::Vec4, false)
+            };
+            attributes.insert(Valid(mesh::Semantic::Weights(0)), wa);
         }
         for c in &v.custom {
             check(&c.name, c.values.len())?;
@@ -493,6 +552,7 @@ pub fn to_gltf_with<'s>(
             .collect();
         b.root.extensions = Some(json::extensions::Root {
             khr_lights_punctual: Some(json::extensions::root::KhrLightsPunctual { lights }),
+            others: Default::default(),
         });
         b.root.extensions_used.push("KHR_lights_punctual".into());
     }
@@ -523,6 +583,7 @@ pub fn to_gltf_with<'s>(
                             light: Index::new(l as u32),
                         },
                     ),
+                    others: Default::default(),
                 }
             }),
             extras: extras(&ex),
@@ -549,6 +610,11 @@ pub fn to_gltf_with<'s>(
         nodes: roots,
     });
     b.root.scene = Some(s);
+    if b.needs_quantization {
+        for list in [&mut b.root.extensions_used, &mut b.root.extensions_required] {
+            list.push("KHR_mesh_quantization".into());
+        }
+    }
     let bin_len = b.len.next_multiple_of(4);
     if bin_len > 0 {
         b.root.push(json::Buffer {
@@ -559,12 +625,16 @@ pub fn to_gltf_with<'s>(
             extras: Default::default(),
         });
     }
-    Ok(Export {
+    let mut e = Export {
         root: b.root,
         pieces: b.pieces,
         bin_len,
         warnings,
-    })
+    };
+    if opts.compress {
+        super::meshopt::compress(&mut e.root, &mut e.pieces, &mut e.bin_len)?;
+    }
+    Ok(e)
 }
 
 impl Export<'_> {
@@ -727,14 +797,18 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                 Property::Rotation => (n, accessor::Type::Vec4),
                 _ => (n, accessor::Type::Vec3),
             };
-            let output = b.accessor(
-                Cow::Borrowed(bytemuck::cast_slice(&c.values)),
-                count,
-                accessor::ComponentType::F32,
-                ty,
-                None,
-                None,
-            );
+            let output = if b.quantize && c.property == Property::Rotation {
+                b.normalized(quantize::rotations(&c.values), count, I16, ty, None, None)
+            } else {
+                b.accessor(
+                    Cow::Borrowed(bytemuck::cast_slice(&c.values)),
+                    count,
+                    accessor::ComponentType::F32,
+                    ty,
+                    None,
+                    None,
+                )
+            };
             samplers.push(animation::Sampler {
                 extensions: None,
                 extras: Default::default(),

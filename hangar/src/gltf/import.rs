@@ -25,7 +25,30 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
     let doc = load(bytes)?;
     let mut warnings = Vec::new();
     let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let fallback = super::meshopt::fallback_buffers(doc.as_json());
+    // Decoded meshopt streams may be far larger than the file, but not without bound.
+    let budget = bytes
+        .len()
+        .saturating_mul(256)
+        .saturating_add(64 << 20)
+        .min(1 << 31);
+    let mut claimed = 0usize;
     for b in doc.buffers() {
+        if fallback.get(b.index()) == Some(&true) {
+            // EXT_meshopt_compression's fallback: no data, filled by decoding below.
+            claimed = claimed.saturating_add(b.length());
+            if claimed > budget {
+                return Err(Error::refused(
+                    format!("buffers[{}].byteLength", b.index()),
+                    format!(
+                        "{} bytes to decode: more than this file can hold",
+                        b.length()
+                    ),
+                ));
+            }
+            buffers.push(vec![0; b.length()]);
+            continue;
+        }
         let data = match b.source() {
             ::gltf::buffer::Source::Bin => doc.blob.clone().ok_or_else(|| {
                 err(
@@ -74,6 +97,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         }
         buffers.push(data);
     }
+    super::meshopt::decompress(doc.as_json(), &mut buffers, budget)?;
     let get = |b: ::gltf::Buffer<'_>| buffers.get(b.index()).map(|d| d.as_slice());
 
     let mut scene = Scene::default();
@@ -178,10 +202,10 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 continue;
             }
             seen.push((key, parts.len()));
-            let positions: Vec<[f32; 3]> = r
-                .read_positions()
-                .ok_or_else(|| err(&path, "no POSITION"))?
-                .collect();
+            let attribute = |sem: ::gltf::Semantic| p.get(&sem);
+            let positions: Vec<[f32; 3]> = attribute(::gltf::Semantic::Positions)
+                .map(|a| floats(&a, &buffers))
+                .ok_or_else(|| err(&path, "no POSITION"))?;
             let n = positions.len();
             let sized = |name: &str, len: usize| {
                 if len == n {
@@ -193,11 +217,13 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                     ))
                 }
             };
-            let normals: Option<Vec<[f32; 3]>> = r.read_normals().map(|i| i.collect());
-            let tangents: Option<Vec<[f32; 4]>> = r.read_tangents().map(|i| i.collect());
+            let normals: Option<Vec<[f32; 3]>> =
+                attribute(::gltf::Semantic::Normals).map(|a| floats(&a, &buffers));
+            let tangents: Option<Vec<[f32; 4]>> =
+                attribute(::gltf::Semantic::Tangents).map(|a| floats(&a, &buffers));
             let mut uvs = Vec::new();
-            while let Some(t) = r.read_tex_coords(uvs.len() as u32) {
-                uvs.push(t.into_f32().collect::<Vec<_>>());
+            while let Some(a) = attribute(::gltf::Semantic::TexCoords(uvs.len() as u32)) {
+                uvs.push(floats::<2>(&a, &buffers));
             }
             let mut colors = Vec::new();
             while let Some(c) = r.read_colors(colors.len() as u32) {
@@ -516,7 +542,11 @@ fn load(bytes: &[u8]) -> Result<::gltf::Gltf> {
             }
         }
     }
-    let document = ::gltf::Document::from_json(gltf.document.into_json())
+    let mut json = gltf.document.into_json();
+    // Read here (integer attributes, meshopt streams), unknown to the gltf crate's validation.
+    json.extensions_required
+        .retain(|e| e != "KHR_mesh_quantization" && e != "EXT_meshopt_compression");
+    let document = ::gltf::Document::from_json(json)
         .map_err(|e| err("gltf", format!("not a valid glTF: {e}")))?;
     Ok(::gltf::Gltf {
         document,
@@ -530,9 +560,11 @@ fn check_primitive(p: &::gltf::Primitive<'_>, buffers: &[Vec<u8>], path: &str) -
     use ::gltf::Semantic as S;
     for (sem, a) in p.attributes() {
         let (types, comps): (&[D], &[C]) = match sem {
-            S::Positions | S::Normals => (&[D::Vec3], &[C::F32]),
-            S::Tangents => (&[D::Vec4], &[C::F32]),
-            S::TexCoords(_) => (&[D::Vec2], &[C::F32, C::U8, C::U16]),
+            // The integer types are KHR_mesh_quantization's (gltfpack, `--quantize`).
+            S::Positions => (&[D::Vec3], &[C::F32, C::I8, C::U8, C::I16, C::U16]),
+            S::Normals => (&[D::Vec3], &[C::F32, C::I8, C::I16]),
+            S::Tangents => (&[D::Vec4], &[C::F32, C::I8, C::I16]),
+            S::TexCoords(_) => (&[D::Vec2], &[C::F32, C::I8, C::U8, C::I16, C::U16]),
             S::Colors(_) => (&[D::Vec3, D::Vec4], &[C::F32, C::U8, C::U16]),
             S::Joints(_) => (&[D::Vec4], &[C::U8, C::U16]),
             S::Weights(_) => (&[D::Vec4], &[C::F32, C::U8, C::U16]),
@@ -556,6 +588,31 @@ fn check_primitive(p: &::gltf::Primitive<'_>, buffers: &[Vec<u8>], path: &str) -
         )?;
     }
     Ok(())
+}
+
+/// An accessor's elements as floats, whatever type it stores them as (normalized integers are
+/// scaled as glTF defines). Ranges were checked by [`check_accessor`]; a short read gives NaN.
+fn floats<const N: usize>(a: &::gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Vec<[f32; N]> {
+    let Some(view) = a.view() else {
+        return Vec::new();
+    };
+    let data = buffers
+        .get(view.buffer().index())
+        .map_or(&[][..], Vec::as_slice);
+    let c = a.data_type();
+    let cs = super::quantize::component_size(c);
+    let stride = view.stride().unwrap_or(a.size());
+    let base = view.offset() + a.offset();
+    let normalized = a.normalized();
+    (0..a.count())
+        .map(|i| {
+            std::array::from_fn(|k| {
+                let at = base + i * stride + k * cs;
+                data.get(at..at + cs)
+                    .map_or(f32::NAN, |b| super::quantize::component(b, c, normalized))
+            })
+        })
+        .collect()
 }
 
 /// Refuses an accessor the gltf crate's reader would panic on or misread: a type or component

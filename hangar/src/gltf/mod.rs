@@ -7,6 +7,8 @@
 pub mod document;
 pub mod export;
 pub mod import;
+pub mod meshopt;
+pub mod quantize;
 
 pub use export::{to_glb, to_gltf, Export};
 pub use import::{from_slice, Imported};
