@@ -44,3 +44,14 @@ n=1; while [ "$n" -le "$(nproc)" ]; do
   printf '  --jobs %-3s %.3f s  %.1f MB/s\n' "$n" "$(echo "$a + $b" | bc -l)" "$(echo "$total / 1000000 / ($a + $b)" | bc -l)"
   n=$((n * 2))
 done
+echo "output size against input (M3 + XMF folders, --jobs all):"
+in_mb=$(echo "scale=1; $total / 1000000" | bc -l)
+for flags in "" "--quantize" "--compress" "--quantize --compress"; do
+  rm -rf "$T/out"; mkdir -p "$T/out"
+  # shellcheck disable=SC2086
+  "$BIN" convert "$T/m3" "$T/out/m3" --to glb $flags >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086
+  "$BIN" convert "$T/xmf" "$T/out/xmf" --to glb $flags >/dev/null 2>&1 || true
+  out=$(find "$T/out" -name '*.glb' -printf '%s\n' | awk '{s+=$1} END {printf "%.1f", s/1e6}')
+  printf '  %-22s %6s MB from %s MB (%sx)\n' "${flags:-plain}" "$out" "$in_mb" "$(r "$out" "$in_mb")"
+done

@@ -681,9 +681,23 @@ impl Export<'_> {
         if self.bin_len > 0 {
             out.extend_from_slice(&(self.bin_len as u32).to_le_bytes());
             out.extend_from_slice(b"BIN\0");
+            // Pieces lie in rising offsets: appended in turn with their alignment gaps (no
+            // zero-filled buffer copied over a second time).
             let start = out.len();
-            out.resize(total, 0);
-            self.fill_bin(&mut out[start..]);
+            let in_order = self
+                .pieces
+                .windows(2)
+                .all(|w| w[0].0 + w[0].1.len() <= w[1].0);
+            if in_order {
+                for (offset, bytes) in &self.pieces {
+                    out.resize(start + offset, 0);
+                    out.extend_from_slice(bytes);
+                }
+                out.resize(total, 0);
+            } else {
+                out.resize(total, 0);
+                self.fill_bin(&mut out[start..]);
+            }
         }
         Ok(out)
     }
