@@ -3,9 +3,11 @@
 
 mod common;
 
-use common::{corpus, name};
+use common::{corpus, m3_out, name, write_m3_checked};
 use hangar::formats::m3::{build, read, scene};
+use hangar::gltf::import;
 use hangar::model::{Animation, Channel, Interpolation, Mesh, Node, Primitive, Property, Scene};
+use std::path::Path;
 
 fn counts(s: &Scene) -> (usize, usize, usize, Vec<String>) {
     let v = s.meshes.iter().map(|m| m.vertices.len()).sum();
@@ -18,6 +20,22 @@ fn counts(s: &Scene) -> (usize, usize, usize, Vec<String>) {
 fn reread(bytes: &[u8]) -> Scene {
     let (m3, _) = read::read(bytes).unwrap();
     scene::to_scene(&m3, "x", &[]).unwrap().0
+}
+
+/// Same meshes, positions within 1/1000 (M3 stores f32 positions; the axes turn twice).
+fn same_positions(a: &Scene, b: &Scene, what: &str) {
+    assert_eq!(a.meshes.len(), b.meshes.len(), "{what}: meshes");
+    for (a, b) in a.meshes.iter().zip(&b.meshes) {
+        assert_eq!(a.vertices.len(), b.vertices.len(), "{what}: {}", a.name);
+        for (p, q) in a.vertices.positions.iter().zip(&b.vertices.positions) {
+            for k in 0..3 {
+                assert!(
+                    (p[k] - q[k]).abs() <= 1e-3 * (1.0 + p[k].abs()),
+                    "{what}: {p:?} {q:?}"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -93,11 +111,16 @@ fn morph_targets_are_refused() {
     assert!(e.message.contains("morph"), "{}", e.message);
 }
 
+/// Every corpus M3 goes M3 -> glTF -> M3 through the library (export, import, build): the same
+/// vertex, triangle, bone and sequence counts and sequence names as hangar's reader sees them, the
+/// same positions, and a second glTF with the same geometry as the first. Each written M3 goes to
+/// `target/tmp/m3` for the mdx-m3-viewer check in `.ci/run`.
 #[test]
-fn every_corpus_m3_goes_through_a_scene_and_back_with_its_counts() {
+fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
     let Some(files) = corpus("m3", "m3") else {
         return;
     };
+    let dir = m3_out("corpus_round_trip");
     let mut done = 0;
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
@@ -107,22 +130,24 @@ fn every_corpus_m3_goes_through_a_scene_and_back_with_its_counts() {
         let Ok((first, _)) = scene::to_scene(&m3, "x", &[]) else {
             continue;
         };
-        let (out, _) = build::build(&first, &build::Options::default())
+        // As `hangar convert x.m3 x.glb` does (textures looked for beside the model).
+        let opened = hangar::any::open(&bytes, f).unwrap();
+        let (glb, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
+        let imported = import::from_slice(&glb, None).unwrap();
+        let (out, _) = build::build(&imported.scene, &build::Options::default())
             .unwrap_or_else(|e| panic!("{}: {e}", name(f)));
+        let written = write_m3_checked(&dir, &name(f), &out);
         let second = reread(&out);
         assert_eq!(counts(&first), counts(&second), "{}", name(f));
-        // Same geometry: positions agree.
-        for (a, b) in first.meshes.iter().zip(&second.meshes) {
-            for (p, q) in a.vertices.positions.iter().zip(&b.vertices.positions) {
-                for k in 0..3 {
-                    assert!(
-                        (p[k] - q[k]).abs() <= 1e-3 * (1.0 + p[k].abs()),
-                        "{}: {p:?} {q:?}",
-                        name(f)
-                    );
-                }
-            }
-        }
+        assert_eq!(written.modl_version, build::DEFAULT_MODL_VERSION);
+        same_positions(&first, &second, &name(f));
+        // The second glTF holds the geometry of the first.
+        let opened = hangar::any::open(&out, f).unwrap();
+        let (glb2, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
+        let again = import::from_slice(&glb2, None).unwrap();
+        let (a, b) = (counts(&imported.scene), counts(&again.scene));
+        assert_eq!((a.0, a.1), (b.0, b.1), "{}: second glTF", name(f));
+        same_positions(&imported.scene, &again.scene, &name(f));
         done += 1;
     }
     assert!(done >= 80, "{done} files round-tripped");

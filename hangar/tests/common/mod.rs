@@ -171,3 +171,79 @@ pub fn walk(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// What hangar's own reader sees in an M3: the figures `.ci/check-m3.mjs` compares with what
+/// mdx-m3-viewer sees in the same file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct M3Counts {
+    pub modl_version: u32,
+    pub vertices: usize,
+    pub triangles: usize,
+    pub bones: usize,
+    pub sequences: usize,
+    pub sequence_names: Vec<String>,
+    pub attachment_points: usize,
+    pub cameras: usize,
+    pub lights: usize,
+}
+
+/// Reads `bytes` as an M3 with hangar's reader and counts what a viewer would show.
+pub fn m3_counts(bytes: &[u8]) -> M3Counts {
+    use hangar::formats::m3::{dump, read, scene};
+    let (m3, _) = read::read(bytes).expect("hangar reads the M3 it wrote");
+    let json = dump::to_json(&m3);
+    let modl_version = json["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["tag"] == "MODL"))
+        .and_then(|s| s["version"].as_u64())
+        .expect("a MODL section") as u32;
+    let (s, _) = scene::to_scene(&m3, "x", &[]).expect("hangar makes a scene of the M3 it wrote");
+    let marked = |key: &str| {
+        s.nodes
+            .iter()
+            .filter(|n| n.extras.get("m3").is_some_and(|m| m.get(key).is_some()))
+            .count()
+    };
+    M3Counts {
+        modl_version,
+        vertices: s.meshes.iter().map(|m| m.vertices.len()).sum(),
+        triangles: s.meshes.iter().map(|m| m.triangle_count()).sum(),
+        bones: s.skins.first().map_or(0, |k| k.joints.len()),
+        sequences: s.animations.len(),
+        sequence_names: s.animations.iter().map(|a| a.name.clone()).collect(),
+        attachment_points: marked("attachmentPoint"),
+        cameras: marked("camera"),
+        lights: marked("light"),
+    }
+}
+
+/// Where a test writes M3 files; `.ci/run` loads everything under `target/tmp/m3` with
+/// mdx-m3-viewer (`.ci/check-m3.mjs`) and compares it with the `.m3.json` written beside each.
+pub fn m3_out(test: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("m3").join(test);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Writes `bytes` as `dir/name` with hangar's counts of it beside (`name.json`); returns them.
+pub fn write_m3_checked(dir: &Path, name: &str, bytes: &[u8]) -> M3Counts {
+    let counts = m3_counts(bytes);
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let mut exp = path.into_os_string();
+    exp.push(".json");
+    let c = &counts;
+    let json = serde_json::json!({
+        "modl_version": c.modl_version,
+        "vertices": c.vertices,
+        "triangles": c.triangles,
+        "bones": c.bones,
+        "sequences": c.sequences,
+        "sequence_names": c.sequence_names,
+        "attachment_points": c.attachment_points,
+        "cameras": c.cameras,
+        "lights": c.lights,
+    });
+    std::fs::write(exp, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
+    counts
+}
