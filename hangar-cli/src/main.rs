@@ -133,6 +133,12 @@ enum Command {
         /// nodes by name) or .xpm (matched to morph targets by name).
         #[arg(long = "motion", value_name = "FILE")]
         motions: Vec<PathBuf>,
+        /// The MODL version of an .m3 or .m3a output, with the structure versions StarCraft II
+        /// files of that version use: 23, 25, 26, 28 or 29 (default 29, as current game models).
+        /// An M3 input is then rebuilt from its meshes, materials, skeleton and sequences instead
+        /// of being copied byte for byte.
+        #[arg(long = "modl-version", value_name = "N")]
+        modl_version: Option<u32>,
         /// Files converted at once in a folder conversion (default: one per core).
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         jobs: Option<u16>,
@@ -303,6 +309,7 @@ fn main() -> ExitCode {
             output,
             to,
             motions,
+            modl_version,
             jobs,
             textures,
             encoding,
@@ -313,6 +320,7 @@ fn main() -> ExitCode {
                     quantize: encoding.quantize,
                     compress: encoding.compress,
                 },
+                write: any::WriteOptions { modl_version },
             };
             // `GAME::folder`: a batch through the game view (a file inside the view is one file).
             let game_folder =
@@ -324,6 +332,9 @@ fn main() -> ExitCode {
                         (!view.exists(inside)).then(|| (view, inside.to_string()))
                     });
             match game_folder {
+                Some(_) if modl_version.is_some() => {
+                    bail!("--modl-version applies to files on disk, not to a game view")
+                }
                 Some((view, inside)) => batch::convert_view(&view, &inside, &output, &to, &opts),
                 None => convert(&input, &output, &to, &motions, verbose, &opts),
             }

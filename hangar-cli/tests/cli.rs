@@ -571,3 +571,63 @@ fn png_to_dds_and_back_from_the_command_line() {
         "{help}"
     );
 }
+
+/// XMF -> glTF -> M3 from the command line at a chosen MODL version; a version hangar does not
+/// write, or the option on a non-M3 output, is refused with the list and nothing is written.
+#[test]
+fn convert_writes_the_modl_version_asked_for() {
+    let d = tmp("modl_version");
+    let glb = d.join("wedge.glb");
+    let (code, _, err) = hangar(&["convert", &sample("wedge-lod0.xmf"), glb.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for v in [23, 26, 29] {
+        let m3 = d.join(format!("wedge-v{v}.m3"));
+        let (code, _, err) = hangar(&[
+            "convert",
+            glb.to_str().unwrap(),
+            m3.to_str().unwrap(),
+            "--modl-version",
+            &v.to_string(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let (_, out, _) = hangar(&["info", "--json", m3.to_str().unwrap()]);
+        let info: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(info["details"]["modl_version"], v);
+        assert_eq!(
+            (info["vertices"].as_u64(), info["triangles"].as_u64()),
+            (Some(32), Some(14))
+        );
+        let bytes = std::fs::read(&m3).unwrap();
+        common::write_m3_checked(
+            &common::m3_out("cli_modl_version"),
+            &format!("wedge-v{v}.m3"),
+            &bytes,
+        );
+    }
+    let refused = d.join("wedge-v24.m3");
+    let (code, _, err) = hangar(&[
+        "convert",
+        glb.to_str().unwrap(),
+        refused.to_str().unwrap(),
+        "--modl-version",
+        "24",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("MODL version 24 is not written; hangar writes MODL 23, 25, 26, 28, 29"),
+        "{err}"
+    );
+    assert!(!refused.exists());
+    let (code, _, err) = hangar(&[
+        "convert",
+        glb.to_str().unwrap(),
+        d.join("again.glb").to_str().unwrap(),
+        "--modl-version",
+        "26",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--modl-version applies to an M3 output"),
+        "{err}"
+    );
+}

@@ -44,8 +44,14 @@ pub trait FileFormat: Sync {
         false
     }
 
-    /// The file `output` names, built from a neutral scene (see [`Self::writes_scene`]).
-    fn write_scene(&self, _scene: &Scene, _output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    /// The file `output` names, built from a neutral scene (see [`Self::writes_scene`]) as `opts`
+    /// asks.
+    fn write_scene(
+        &self,
+        _scene: &Scene,
+        _output: &Path,
+        _opts: &WriteOptions,
+    ) -> Result<(Vec<u8>, Vec<Warning>)> {
         Err(Error::unsupported(
             "this format is not written from a scene",
         ))
@@ -394,11 +400,21 @@ pub fn convert_with(
 }
 
 /// Everything a conversion can be told: where a model's textures are found and how they travel,
-/// and how a glTF output is encoded.
+/// how a glTF output is encoded, and how a file built from a scene is written.
 #[derive(Default)]
 pub struct ConvertOptions {
     pub textures: crate::textures::Options,
     pub gltf: crate::gltf::export::Options,
+    pub write: WriteOptions,
+}
+
+/// How a file built from a neutral scene is written (`hangar convert --modl-version`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// The MODL version of an .m3 or .m3a output (`None`: the default, see
+    /// [`crate::formats::m3::build::VERSIONS`]). An M3 input is then rebuilt from its scene
+    /// instead of being rewritten byte for byte.
+    pub modl_version: Option<u32>,
 }
 
 impl From<crate::textures::Options> for ConvertOptions {
@@ -467,6 +483,11 @@ fn convert_inner(
             "--motion adds animations to a glTF output (.glb or .gltf) only",
         ));
     }
+    if opts.write.modl_version.is_some() && !matches!(ext.as_str(), "m3" | "m3a") {
+        return Err(Error::unsupported(
+            "--modl-version applies to an M3 output (.m3 or .m3a) only",
+        ));
+    }
     let plain = |(bytes, warnings)| Converted {
         bytes,
         files: Vec::new(),
@@ -475,14 +496,14 @@ fn convert_inner(
     if ext == "json" {
         return Ok(plain((opened.dump()?.into_bytes(), Vec::new())));
     }
-    if motions.is_empty() {
+    if motions.is_empty() && opts.write == WriteOptions::default() {
         if let Some(r) = opened.document.write(output) {
             return r.map(plain);
         }
     }
     let (mut scene, mut warnings) = opened.document.to_scene(&stem(input), motions)?;
     if let Some(f) = FORMATS.iter().find(|f| f.writes_scene(output)) {
-        let (bytes, w) = f.write_scene(&scene, output)?;
+        let (bytes, w) = f.write_scene(&scene, output, &opts.write)?;
         warnings.extend(w);
         return Ok(plain((bytes, warnings)));
     }

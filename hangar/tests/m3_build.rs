@@ -152,3 +152,99 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
     }
     assert!(done >= 80, "{done} files round-tripped");
 }
+
+/// The versions of the structures of each tag in an M3 (the first section of each tag).
+fn section_versions(bytes: &[u8]) -> std::collections::BTreeMap<String, u64> {
+    let (m3, _) = read::read(bytes).unwrap();
+    let json = hangar::formats::m3::dump::to_json(&m3);
+    let mut out = std::collections::BTreeMap::new();
+    for s in json["sections"].as_array().unwrap() {
+        out.entry(s["tag"].as_str().unwrap().to_string())
+            .or_insert(s["version"].as_u64().unwrap());
+    }
+    out
+}
+
+/// Corpus models with materials, bones, sequences, attachment points, cameras and lights between
+/// them, each written at every MODL version hangar writes: read back with the counts of the
+/// first, with the structure versions of the table, and loaded by mdx-m3-viewer in `.ci/run`.
+#[test]
+fn each_modl_version_round_trips_with_its_structure_versions() {
+    let Some(files) = corpus("m3", "m3") else {
+        return;
+    };
+    let picked = common::choose(
+        files,
+        &[
+            // MODL 26: 4 attachment points, a camera, an attachment volume.
+            "rodriguez404_mineralz-evolution__Unit_HeroLich_Portrait.m3",
+            // MODL 23: 15 attachment points, a light.
+            "rodriguez404_mineralz-evolution__RailgunTurret.m3",
+            // MODL 29: a camera.
+            "SC2-Honkai-M_HonkaiUnitsMod__HonkaiUnitStatus_NoEnergy.m3",
+        ],
+    );
+    let dir = m3_out("modl_versions");
+    for f in &picked {
+        let bytes = std::fs::read(f).unwrap();
+        let (m3, _) = read::read(&bytes).unwrap();
+        let (first, _) = scene::to_scene(&m3, "x", &[]).unwrap();
+        let opened = hangar::any::open(&bytes, f).unwrap();
+        let (glb, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
+        let imported = import::from_slice(&glb, None).unwrap();
+        for v in build::VERSIONS {
+            let opts = build::Options {
+                modl_version: v.modl,
+                ..Default::default()
+            };
+            let (out, _) = build::build(&imported.scene, &opts).unwrap();
+            let what = format!("{} at MODL {}", name(f), v.modl);
+            let stem = name(f).trim_end_matches(".m3").to_string();
+            let written = write_m3_checked(&dir, &format!("{stem}-v{}.m3", v.modl), &out);
+            assert_eq!(written.modl_version, v.modl, "{what}");
+            assert_eq!(counts(&first), counts(&reread(&out)), "{what}");
+            let got = section_versions(&out);
+            for (tag, want) in [
+                ("MODL", v.modl),
+                ("REGN", v.regn),
+                ("MAT_", v.mat),
+                ("LAYR", v.layr),
+                ("SEQS", v.seqs),
+            ] {
+                assert_eq!(got.get(tag), Some(&(want as u64)), "{what}: {tag}");
+            }
+        }
+    }
+}
+
+#[test]
+fn modl_versions_hangar_does_not_write_are_refused_with_the_list() {
+    let mut s = Scene::default();
+    let mut mesh = Mesh::default();
+    mesh.vertices.positions = vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    mesh.primitives = vec![Primitive {
+        indices: vec![0, 1, 2],
+        material: None,
+    }];
+    s.meshes.push(mesh);
+    let mut n = Node::new("tri");
+    n.mesh = Some(0);
+    s.nodes.push(n);
+    for bad in [0, 20, 21, 22, 24, 27, 30, 31] {
+        let opts = build::Options {
+            modl_version: bad,
+            ..Default::default()
+        };
+        let e = build::build(&s, &opts).unwrap_err();
+        assert_eq!(e.path, "--modl-version");
+        assert!(
+            e.message
+                .contains(&format!("MODL version {bad} is not written"))
+                && e.message.contains("23, 25, 26, 28, 29"),
+            "{}",
+            e.message
+        );
+    }
+    let written: Vec<u32> = build::VERSIONS.iter().map(|v| v.modl).collect();
+    assert_eq!(written, [23, 25, 26, 28, 29]);
+}

@@ -1,7 +1,7 @@
 //! XAC, XSM and XPM in the registry; the XAC writer from a scene.
 
 use super::{build, check, scene, File, Kind};
-use crate::any::{Document, FileFormat, Info, Motion, Opened};
+use crate::any::{Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::detect::Format;
 use crate::error::{Error, Result, Warning};
 use crate::model::Scene;
@@ -59,7 +59,12 @@ impl FileFormat for EmfxFormat {
         crate::io::has_ext(output, "xac")
     }
 
-    fn write_scene(&self, scene: &Scene, _output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    fn write_scene(
+        &self,
+        scene: &Scene,
+        _output: &Path,
+        _opts: &WriteOptions,
+    ) -> Result<(Vec<u8>, Vec<Warning>)> {
         Ok((super::write(&build::actor(scene)?)?, Vec::new()))
     }
 }

@@ -20,10 +20,60 @@ use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 
-/// Versions current StarCraft II models in the corpus use, which mdx-m3-viewer also reads.
+/// The MODL version current StarCraft II models in the corpus use, which mdx-m3-viewer also reads.
 pub const DEFAULT_MODL_VERSION: u32 = 29;
-const MAT_VERSION: u32 = 19;
-const LAYR_VERSION: u32 = 25;
+
+/// The versions of the structures written with one MODL version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Versions {
+    pub modl: u32,
+    pub regn: u32,
+    pub mat: u32,
+    pub layr: u32,
+    pub seqs: u32,
+    pub cam: u32,
+}
+
+/// The MODL versions hangar writes, each with the structure versions the corpus files of that
+/// MODL version use (a choice where they differ), as far as the game and mdx-m3-viewer 5.12.0 both
+/// read them. mdx-m3-viewer knows MODL 23, 25, 26, 28, 29, MAT_ 15-19, LAYR 22 and 24-26 and CAM_ 3
+/// and 5, but reads a LAYR 26 entry as if it were a 468-byte LAYR 25 and fails on every one of the
+/// 20 corpus files that have LAYR 26: MODL 28 and 29 files get LAYR 25 (the game reads either).
+/// MODL 20, 21, 24 and 30 are described, but no corpus file shows what goes with them and
+/// mdx-m3-viewer reads none of them, so they are not written.
+#[rustfmt::skip]
+pub const VERSIONS: [Versions; 5] = [
+    // 16 corpus files: REGN 3, MAT_ 15, LAYR 22, SEQS 1, CAM_ 3.
+    Versions { modl: 23, regn: 3, mat: 15, layr: 22, seqs: 1, cam: 3 },
+    // 3 files: REGN 3, MAT_ 17 or 18, LAYR 25, SEQS 2 (no camera: CAM_ 3 as MODL 23 and 26).
+    Versions { modl: 25, regn: 3, mat: 18, layr: 25, seqs: 2, cam: 3 },
+    // 23 files: REGN 3, MAT_ 18, LAYR 25, SEQS 2, CAM_ 3.
+    Versions { modl: 26, regn: 3, mat: 18, layr: 25, seqs: 2, cam: 3 },
+    // 3 files: REGN 4, MAT_ 18, LAYR 26 (25 written), SEQS 2 (no camera: CAM_ 3 as MODL 26).
+    Versions { modl: 28, regn: 4, mat: 18, layr: 25, seqs: 2, cam: 3 },
+    // 37 files: REGN 5, MAT_ 19 (20 in 8 files, which mdx-m3-viewer does not read), LAYR 26 (25
+    // written), SEQS 2, CAM_ 5.
+    Versions { modl: 29, regn: 5, mat: 19, layr: 25, seqs: 2, cam: 5 },
+];
+
+/// The structure versions written with MODL `modl`, or why it is not written.
+pub fn versions(modl: u32) -> Result<Versions> {
+    VERSIONS
+        .iter()
+        .copied()
+        .find(|v| v.modl == modl)
+        .ok_or_else(|| {
+            let list: Vec<String> = VERSIONS.iter().map(|v| v.modl.to_string()).collect();
+            Error::refused(
+                "--modl-version",
+                format!(
+                    "MODL version {modl} is not written; hangar writes MODL {} (the versions of \
+                 the StarCraft II files it has seen that mdx-m3-viewer also reads)",
+                    list.join(", ")
+                ),
+            )
+        })
+}
 /// Face indices are 16-bit and region-relative.
 const MAX_REGION_VERTICES: usize = 65_535;
 /// A vertex names its bones by an 8-bit index into the region's bone lookup.
@@ -33,6 +83,7 @@ const MAX_NAME: usize = 255;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
+    /// One of [`VERSIONS`]; the structure versions follow from it.
     pub modl_version: u32,
     /// `.m3a`: the sequences and the bones they move, no geometry or materials.
     pub motions_only: bool,
@@ -51,7 +102,8 @@ impl Default for Options {
 struct Doc {
     sections: Vec<Value>,
     next_id: u32,
-    modl_version: u32,
+    /// The structure versions written.
+    v: Versions,
 }
 
 impl Doc {
@@ -143,16 +195,8 @@ fn zero(ty: Ty) -> Value {
 
 /// The M3 bytes of `scene`, with what was changed on the way.
 pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
-    if !(20..=30).contains(&opts.modl_version) || opts.modl_version == 22 {
-        return Err(Error::refused(
-            "--modl-version",
-            format!(
-                "MODL version {} is not one hangar describes (20, 21, 23-26, 28-30)",
-                opts.modl_version
-            ),
-        ));
-    }
-    let modl_layout = layout("MODL", opts.modl_version)?;
+    let versions = versions(opts.modl_version)?;
+    let modl_layout = layout("MODL", versions.modl)?;
     let mut w = Vec::new();
     for (i, m) in scene.meshes.iter().enumerate() {
         if !m.morph_targets.is_empty() {
@@ -180,7 +224,7 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     let mut doc = Doc {
         sections: Vec::new(),
         next_id: 0x1234_5678,
-        modl_version: opts.modl_version,
+        v: versions,
     };
     // Header and MODL come first; both are filled at the end.
     doc.sections.push(Value::Null);
@@ -208,8 +252,6 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     let b = bounds.value();
     modl.insert("boundings".into(), b.clone());
     bone_entries(scene, &bones, &mut doc, &mut modl, &world, &b, &mut w)?;
-    let ml = modl_layout;
-    let _ = ml;
     let modl_ref_index = 1;
     let header = json!({
         "magic": 0x4D44_3334u32,
@@ -220,7 +262,7 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     if let Some(s) = doc.sections.get_mut(0) {
         *s = json!({ "tag": "MD34", "version": 11, "entries": [header] });
     }
-    let version = doc.modl_version;
+    let version = doc.v.modl;
     if let Some(s) = doc.sections.get_mut(1) {
         *s = json!({ "tag": "MODL", "version": version, "entries": [Value::Object(modl)] });
     }
@@ -735,17 +777,12 @@ fn geometry(
     for &m in &used {
         mats.push(material(scene, m, doc)?);
     }
-    let mat_ref = doc.entries("MAT_", MAT_VERSION, mats);
+    let mat_ref = doc.entries("MAT_", doc.v.mat, mats);
     let matm: Vec<Value> = (0..used.len())
         .map(|k| json!({ "materialType": 1, "materialIndex": k }))
         .collect();
     let matm_ref = doc.entries("MATM", 0, matm);
 
-    let regn_version = match doc.modl_version {
-        v if v >= 28 => 5,
-        v if v >= 24 => 4,
-        _ => 3,
-    };
     let regn: Vec<Value> = regions
         .iter()
         .map(|r| {
@@ -772,7 +809,7 @@ fn geometry(
         })
         .collect();
     let faces_ref = doc.plain("U16_", faces);
-    let regn_ref = doc.entries("REGN", regn_version, regn);
+    let regn_ref = doc.entries("REGN", doc.v.regn, regn);
     let bat_ref = doc.entries("BAT_", 1, bat);
     let mut msec = blank(layout("MSEC", 1)?);
     let mut b = doc.anim(bounds.value());
@@ -863,7 +900,7 @@ fn face_normals(p: &[[f32; 3]], mesh: &crate::model::Mesh) -> Vec<[f32; 3]> {
 /// A standard material (MAT_) with every layer; texture paths from extras when the M3 reader put
 /// them there, otherwise from the glTF image names.
 fn material(scene: &Scene, m: Option<usize>, doc: &mut Doc) -> Result<Value> {
-    let l = layout("MAT_", MAT_VERSION)?;
+    let l = layout("MAT_", doc.v.mat)?;
     let mut e = blank(l);
     let mat = m.and_then(|m| scene.materials.get(m));
     let extras = mat
@@ -916,7 +953,7 @@ fn material(scene: &Scene, m: Option<usize>, doc: &mut Doc) -> Result<Value> {
 }
 
 fn layer(doc: &mut Doc, image: Option<&str>, kept: Option<&Value>) -> Result<Value> {
-    let l = layout("LAYR", LAYR_VERSION)?;
+    let l = layout("LAYR", doc.v.layr)?;
     let mut e = blank(l);
     let path = image.map(|p| p.replace('/', "\\")).unwrap_or_default();
     e.insert("imagePath".into(), doc.text(&path));
@@ -959,7 +996,8 @@ fn layer(doc: &mut Doc, image: Option<&str>, kept: Option<&Value>) -> Result<Val
             }
         }
     }
-    Ok(doc.entries("LAYR", LAYR_VERSION, vec![Value::Object(e)]))
+    let version = doc.v.layr;
+    Ok(doc.entries("LAYR", version, vec![Value::Object(e)]))
 }
 
 /// Bones with rest poses and bind matrices, and the sequences that move them.
@@ -1165,7 +1203,7 @@ fn sequences(
         let stg_name = doc.text(&name);
         let stg_idx = doc.plain("U32_", vec![ai as u32]);
         stgs.push(json!({ "name": stg_name, "stcIndices": stg_idx }));
-        let mut seq = blank(layout("SEQS", 2)?);
+        let mut seq = blank(layout("SEQS", doc.v.seqs)?);
         seq.insert("unknown0".into(), json!(-1));
         seq.insert("unknown1".into(), json!(-1));
         seq.insert("name".into(), doc.text(&name));
@@ -1187,7 +1225,8 @@ fn sequences(
         seq.insert("boundingSphere".into(), bounds.clone());
         seqs.push(Value::Object(seq));
     }
-    modl.insert("sequences".into(), doc.entries("SEQS", 2, seqs));
+    let version = doc.v.seqs;
+    modl.insert("sequences".into(), doc.entries("SEQS", version, seqs));
     modl.insert("stc".into(), doc.entries("STC_", 4, stcs));
     modl.insert("stg".into(), doc.entries("STG_", 0, stgs));
     modl.insert("sts".into(), doc.entries("STS_", 0, stss));

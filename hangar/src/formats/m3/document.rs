@@ -1,7 +1,7 @@
 //! M3 (MD34, MD33, .m3a) in the registry.
 
 use super::{check, dump, read, scene, write, M3};
-use crate::any::{Document, FileFormat, Info, Motion, Opened};
+use crate::any::{Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::detect::Format;
 use crate::error::{Error, Result, Warning};
 use crate::model::Scene;
@@ -58,12 +58,19 @@ impl FileFormat for M3Format {
     }
 
     /// A game-ready M3 built from the scene; an `.m3a` holds only the bones and sequences.
-    fn write_scene(&self, scene: &Scene, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    fn write_scene(
+        &self,
+        scene: &Scene,
+        output: &Path,
+        opts: &WriteOptions,
+    ) -> Result<(Vec<u8>, Vec<Warning>)> {
         super::build::build(
             scene,
             &super::build::Options {
                 motions_only: crate::io::has_ext(output, "m3a"),
-                ..Default::default()
+                modl_version: opts
+                    .modl_version
+                    .unwrap_or(super::build::DEFAULT_MODL_VERSION),
             },
         )
     }

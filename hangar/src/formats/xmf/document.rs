@@ -2,7 +2,7 @@
 
 use super::write::Target;
 use super::{check, mesh, read, write, Xmf};
-use crate::any::{no_motions, Document, FileFormat, Info, Opened};
+use crate::any::{no_motions, Document, FileFormat, Info, Opened, WriteOptions};
 use crate::detect::Format;
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::{Role, Scene};
@@ -64,7 +64,12 @@ impl FileFormat for XmfFormat {
 
     /// A game-ready mesh: `-collision.xmf` gets the nodes marked collision, `-lodN.xmf` the visual
     /// nodes of LOD N (LOD 0 for any other name).
-    fn write_scene(&self, scene: &Scene, output: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    fn write_scene(
+        &self,
+        scene: &Scene,
+        output: &Path,
+        _opts: &WriteOptions,
+    ) -> Result<(Vec<u8>, Vec<Warning>)> {
         let target = Target::from_path(output);
         let lod = lod_of_name(output);
         let want = if target == Target::Collision {
