@@ -78,6 +78,18 @@ fn a_static_quad_becomes_one_region_bound_to_one_root_bone() {
     let json = hangar::formats::m3::dump::to_json(&m3);
     let modl = &json["sections"][1]["entries"][0];
     assert_eq!(modl["vertexFlags"], 0x182_0061);
+    // Values every corpus file has and m3addon's reader insists on.
+    let entry = |tag: &str| {
+        json["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["tag"] == tag)
+            .map(|s| s["entries"][0].clone())
+            .unwrap()
+    };
+    assert_eq!(entry("SEQS")["blendTime"], 100);
+    assert_eq!(entry("STC_")["refCount"], 0);
     let p = &back.meshes[0].vertices.positions[2];
     assert!(
         (p[0] - 1.0).abs() < 1e-5 && p[1].abs() < 1e-5 && (p[2] - 2.0).abs() < 1e-5,

@@ -1179,7 +1179,6 @@ fn sequences(
                 format!("animation {name:?} moves no bone: written as an empty sequence"),
             ));
         }
-        let ref_count = anim_ids.len();
         let ids_ref = doc.plain("U32_", anim_ids.clone());
         let refs_ref = doc.plain("U32_", anim_refs);
         let stc_name = doc.text(&format!("{name}_full"));
@@ -1191,7 +1190,7 @@ fn sequences(
         stc.insert("stsIndexCopy".into(), json!(ai));
         stc.insert("animIds".into(), ids_ref);
         stc.insert("animRefs".into(), refs_ref);
-        stc.insert("refCount".into(), json!(ref_count));
+        // `refCount` stays 0, as in all 657 corpus STC_ entries (m3addon refuses anything else).
         stc.insert("sd3v".into(), sd3v_ref);
         stc.insert("sd4q".into(), sd4q_ref);
         stcs.push(Value::Object(stc));
@@ -1221,7 +1220,8 @@ fn sequences(
         seq.insert("frequency".into(), json!(100));
         seq.insert("replayStart".into(), json!(1));
         seq.insert("replayEnd".into(), json!(1));
-        seq.insert("blendTime".into(), json!(150));
+        // 100 in every corpus sequence; m3addon refuses any other value.
+        seq.insert("blendTime".into(), json!(100));
         seq.insert("boundingSphere".into(), bounds.clone());
         seqs.push(Value::Object(seq));
     }
