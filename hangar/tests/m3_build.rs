@@ -17,6 +17,19 @@ fn counts(s: &Scene) -> (usize, usize, usize, Vec<String>) {
     (v, t, bones, names)
 }
 
+/// Attachment point names, camera names and light kinds, as the M3 reader marks them.
+fn helpers(s: &Scene) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let marked = |key: &str| -> Vec<String> {
+        s.nodes
+            .iter()
+            .filter(|n| n.extras.get("m3").is_some_and(|m| m.get(key).is_some()))
+            .map(|n| n.name.clone())
+            .collect()
+    };
+    let lights = s.lights.iter().map(|l| format!("{:?}", l.kind)).collect();
+    (marked("attachmentPoint"), marked("camera"), lights)
+}
+
 fn reread(bytes: &[u8]) -> Scene {
     let (m3, _) = read::read(bytes).unwrap();
     scene::to_scene(&m3, "x", &[]).unwrap().0
@@ -151,6 +164,7 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
         let written = write_m3_checked(&dir, &name(f), &out);
         let second = reread(&out);
         assert_eq!(counts(&first), counts(&second), "{}", name(f));
+        assert_eq!(helpers(&first), helpers(&second), "{}", name(f));
         assert_eq!(written.modl_version, build::DEFAULT_MODL_VERSION);
         same_positions(&first, &second, &name(f));
         // The second glTF holds the geometry of the first.
@@ -214,7 +228,9 @@ fn each_modl_version_round_trips_with_its_structure_versions() {
             let stem = name(f).trim_end_matches(".m3").to_string();
             let written = write_m3_checked(&dir, &format!("{stem}-v{}.m3", v.modl), &out);
             assert_eq!(written.modl_version, v.modl, "{what}");
-            assert_eq!(counts(&first), counts(&reread(&out)), "{what}");
+            let second = reread(&out);
+            assert_eq!(counts(&first), counts(&second), "{what}");
+            assert_eq!(helpers(&first), helpers(&second), "{what}");
             let got = section_versions(&out);
             for (tag, want) in [
                 ("MODL", v.modl),
@@ -224,6 +240,9 @@ fn each_modl_version_round_trips_with_its_structure_versions() {
                 ("SEQS", v.seqs),
             ] {
                 assert_eq!(got.get(tag), Some(&(want as u64)), "{what}: {tag}");
+            }
+            if !helpers(&first).1.is_empty() {
+                assert_eq!(got.get("CAM_"), Some(&(v.cam as u64)), "{what}: CAM_");
             }
         }
     }
@@ -259,4 +278,65 @@ fn modl_versions_hangar_does_not_write_are_refused_with_the_list() {
     }
     let written: Vec<u32> = build::VERSIONS.iter().map(|v| v.modl).collect();
     assert_eq!(written, [23, 25, 26, 28, 29]);
+}
+
+/// A glTF as Blender writes one with an empty named `Ref_Weapon` (offset from its parent), a
+/// perspective camera and a KHR_lights_punctual spot light: an attachment point, a camera and a
+/// light in the M3, each on a bone of its own at the node's place.
+#[test]
+fn ref_empties_cameras_and_khr_lights_become_attachment_points_cameras_and_lights() {
+    let gltf = r#"{
+      "asset": {"version": "2.0"},
+      "extensionsUsed": ["KHR_lights_punctual"],
+      "extensions": {"KHR_lights_punctual": {"lights": [
+        {"type": "spot", "color": [1.0, 0.5, 0.25], "intensity": 3.0, "range": 12.0,
+         "spot": {"innerConeAngle": 0.2, "outerConeAngle": 0.6}}]}},
+      "cameras": [{"type": "perspective", "perspective": {"yfov": 0.7, "znear": 0.5, "zfar": 50.0}}],
+      "scene": 0,
+      "scenes": [{"nodes": [0, 2, 3]}],
+      "nodes": [
+        {"name": "Body", "children": [1]},
+        {"name": "Ref_Weapon", "translation": [0.0, 1.0, 2.0]},
+        {"name": "Portrait", "camera": 0, "translation": [0.0, 2.0, 5.0]},
+        {"name": "Lamp", "extensions": {"KHR_lights_punctual": {"light": 0}},
+         "translation": [1.0, 3.0, 0.0]}
+      ]
+    }"#;
+    let imported = import::from_slice(gltf.as_bytes(), None).unwrap();
+    assert_eq!(imported.scene.cameras.len(), 1);
+    assert_eq!(imported.scene.lights[0].range, Some(12.0));
+    let (bytes, _) = build::build(&imported.scene, &build::Options::default()).unwrap();
+    let dir = m3_out("helpers");
+    let written = write_m3_checked(&dir, "ref_camera_light.m3", &bytes);
+    assert_eq!(
+        (written.attachment_points, written.cameras, written.lights),
+        (1, 1, 1)
+    );
+    let back = reread(&bytes);
+    let (atts, cams, lights) = helpers(&back);
+    assert_eq!(atts, ["Ref_Weapon"]);
+    assert_eq!(cams, ["Portrait"]);
+    assert_eq!(lights, ["Spot { inner: 0.2, outer: 0.6 }"]);
+    assert_eq!(back.cameras[0].yfov, 0.7);
+    assert_eq!(back.cameras[0].zfar, Some(50.0));
+    assert_eq!(back.lights[0].color, [1.0, 0.5, 0.25]);
+    assert_eq!(back.lights[0].intensity, 3.0);
+    // Each helper sits on a bone of its own, at the node's place: Ref_Weapon's bone is at
+    // glTF (0, 1, 2), M3 (0, -2, 1).
+    assert_eq!(written.bones, 3);
+    let att = back
+        .nodes
+        .iter()
+        .position(|n| {
+            n.extras
+                .get("m3")
+                .is_some_and(|m| m.get("attachmentPoint").is_some())
+        })
+        .unwrap();
+    let bone = back.nodes[att].parent.unwrap();
+    let t = back.nodes[bone].translation;
+    assert!(
+        (t - glam::Vec3::new(0.0, -2.0, 1.0)).length() < 1e-5,
+        "{t:?}"
+    );
 }

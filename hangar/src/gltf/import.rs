@@ -336,6 +336,17 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             None if name.to_ascii_lowercase().contains("collision") => Role::Collision,
             None => Role::Visual,
         };
+        let camera = node
+            .camera()
+            .and_then(|c| read_camera(&c, &name, node.index(), &mut warnings))
+            .map(|c| {
+                scene.cameras.push(c);
+                scene.cameras.len() - 1
+            });
+        let light = node.light().map(|l| {
+            scene.lights.push(read_light(&l, &name));
+            scene.lights.len() - 1
+        });
         scene.nodes.push(model::Node {
             name,
             parent: None,
@@ -344,9 +355,10 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             scale: Vec3::from(s),
             mesh: node.mesh().map(|m| m.index()),
             skin: node.skin().map(|s| s.index()),
+            camera,
+            light,
             role,
             extras: ex,
-            ..Default::default()
         });
     }
     for skin in doc.skins() {
@@ -464,6 +476,54 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         .and_then(|s| s.name().map(str::to_string))
         .unwrap_or_default();
     Ok(Imported { scene, warnings })
+}
+
+/// A perspective camera (named after its node when it has no name); an orthographic one has no
+/// counterpart in the neutral model and is reported.
+fn read_camera(
+    c: &::gltf::Camera<'_>,
+    node_name: &str,
+    node: usize,
+    warnings: &mut Vec<Warning>,
+) -> Option<model::Camera> {
+    match c.projection() {
+        ::gltf::camera::Projection::Perspective(p) => Some(model::Camera {
+            name: c.name().unwrap_or(node_name).to_string(),
+            yfov: p.yfov(),
+            znear: p.znear(),
+            zfar: p.zfar(),
+        }),
+        ::gltf::camera::Projection::Orthographic(_) => {
+            warnings.push(Warning::new(
+                None,
+                format!("nodes[{node}].camera"),
+                "an orthographic camera is not converted (perspective cameras only)",
+            ));
+            None
+        }
+    }
+}
+
+/// A KHR_lights_punctual light (named after its node when it has no name).
+fn read_light(l: &::gltf::khr_lights_punctual::Light<'_>, node_name: &str) -> model::Light {
+    use ::gltf::khr_lights_punctual::Kind;
+    model::Light {
+        name: l.name().unwrap_or(node_name).to_string(),
+        kind: match l.kind() {
+            Kind::Directional => model::LightKind::Directional,
+            Kind::Point => model::LightKind::Point,
+            Kind::Spot {
+                inner_cone_angle,
+                outer_cone_angle,
+            } => model::LightKind::Spot {
+                inner: inner_cone_angle,
+                outer: outer_cone_angle,
+            },
+        },
+        color: l.color(),
+        intensity: l.intensity(),
+        range: l.range(),
+    }
 }
 
 /// A texture's path, kept as a name only: import never opens it, and hangar's own exports link

@@ -234,9 +234,13 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     modl.insert("flags".into(), json!(0x81853));
 
     let world = world_matrices(scene);
-    let bones = Bones::new(scene, &world, &w);
-    let bounds = Bounds::default();
-    let mut bounds = bounds;
+    let helpers = if opts.motions_only {
+        Vec::new()
+    } else {
+        find_helpers(scene)
+    };
+    let bones = Bones::new(scene, &helpers);
+    let mut bounds = Bounds::default();
 
     if !opts.motions_only {
         geometry(
@@ -252,6 +256,7 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     let b = bounds.value();
     modl.insert("boundings".into(), b.clone());
     bone_entries(scene, &bones, &mut doc, &mut modl, &world, &b, &mut w)?;
+    helper_entries(scene, &helpers, &bones, &mut doc, &mut modl)?;
     let modl_ref_index = 1;
     let header = json!({
         "magic": 0x4D44_3334u32,
@@ -316,7 +321,7 @@ struct Bones {
 }
 
 impl Bones {
-    fn new(scene: &Scene, world: &[Mat4], _w: &[Warning]) -> Bones {
+    fn new(scene: &Scene, helpers: &[Helper]) -> Bones {
         let mut wanted = vec![false; scene.nodes.len()];
         let mut mark = |i: usize| {
             if let Some(x) = wanted.get_mut(i) {
@@ -334,7 +339,18 @@ impl Bones {
                 mark(i);
             }
         }
-        let _ = world;
+        // A helper rides on its parent's bone when it sits exactly there (as the M3 reader puts
+        // them), and gets a bone of its own otherwise.
+        for h in helpers {
+            let on_parent = scene.nodes.get(h.node).is_some_and(|n| {
+                at_rest(n)
+                    && n.parent
+                        .is_some_and(|p| wanted.get(p).copied().unwrap_or(false))
+            });
+            if let (false, Some(x)) = (on_parent, wanted.get_mut(h.node)) {
+                *x = true;
+            }
+        }
         // Depth-first order so parents precede children.
         let depth = |mut i: usize| {
             let mut d = 0usize;
@@ -376,6 +392,15 @@ impl Bones {
             of_node,
             parent,
         }
+    }
+
+    /// The bone a helper is bound to: its own, or its parent's.
+    fn of_helper(&self, scene: &Scene, node: usize) -> i64 {
+        let parent = scene.nodes.get(node).and_then(|n| n.parent);
+        self.of_node
+            .get(&node)
+            .or_else(|| parent.and_then(|p| self.of_node.get(&p)))
+            .map_or(-1, |&b| b as i64)
     }
 
     /// World matrix (M3 space) of the bone's parent, identity for a root bone.
@@ -998,6 +1023,196 @@ fn layer(doc: &mut Doc, image: Option<&str>, kept: Option<&Value>) -> Result<Val
     }
     let version = doc.v.layr;
     Ok(doc.entries("LAYR", version, vec![Value::Object(e)]))
+}
+
+/// A node that is an attachment point, a camera or a light.
+struct Helper {
+    node: usize,
+    kind: HelperKind,
+}
+
+enum HelperKind {
+    Attachment,
+    Camera(usize),
+    Light(usize),
+}
+
+/// A node with no offset from its parent.
+fn at_rest(n: &crate::model::Node) -> bool {
+    n.translation.abs_diff_eq(Vec3::ZERO, 1e-6)
+        && n.rotation.abs_diff_eq(Quat::IDENTITY, 1e-6)
+        && n.scale.abs_diff_eq(Vec3::ONE, 1e-6)
+}
+
+/// The helpers of `scene`: nodes with a camera or a light, nodes the M3 reader marked as
+/// attachment points (`extras.m3.attachmentPoint`), and empties named `Ref_...` (the game's names
+/// for attachment points: `Ref_Origin`, `Ref_Weapon`) that are not joints or animated.
+fn find_helpers(scene: &Scene) -> Vec<Helper> {
+    let mut moving = vec![false; scene.nodes.len()];
+    for i in scene
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter().copied())
+        .chain(
+            scene
+                .animations
+                .iter()
+                .flat_map(|a| a.channels.iter().map(|c| c.node)),
+        )
+    {
+        if let Some(x) = moving.get_mut(i) {
+            *x = true;
+        }
+    }
+    let mut out = Vec::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let m3 = n.extras.get("m3");
+        let kind = if let Some(c) = n.camera.filter(|&c| c < scene.cameras.len()) {
+            HelperKind::Camera(c)
+        } else if let Some(l) = n.light.filter(|&l| l < scene.lights.len()) {
+            HelperKind::Light(l)
+        } else if m3.is_some_and(|m| m.get("attachmentPoint").is_some())
+            || (n
+                .name
+                .get(..4)
+                .is_some_and(|p| p.eq_ignore_ascii_case("ref_"))
+                && n.mesh.is_none()
+                && n.skin.is_none()
+                && !moving.get(i).copied().unwrap_or(false)
+                && m3.is_none_or(|m| m.get("bone").is_none()))
+        {
+            HelperKind::Attachment
+        } else {
+            continue;
+        };
+        out.push(Helper { node: i, kind });
+    }
+    out
+}
+
+/// Attachment points (ATT_), cameras (CAM_) and lights (LITE), each bound to a bone.
+fn helper_entries(
+    scene: &Scene,
+    helpers: &[Helper],
+    bones: &Bones,
+    doc: &mut Doc,
+    modl: &mut Map<String, Value>,
+) -> Result<()> {
+    let (mut atts, mut cams, mut lights) = (Vec::new(), Vec::new(), Vec::new());
+    for h in helpers {
+        let bone = bones.of_helper(scene, h.node);
+        let name = scene.nodes.get(h.node).map_or("", |n| n.name.as_str());
+        match h.kind {
+            HelperKind::Attachment => {
+                atts.push(json!({ "unknown0": -1, "name": doc.text(name), "bone": bone.max(0) }))
+            }
+            HelperKind::Camera(c) => {
+                if let Some(c) = scene.cameras.get(c) {
+                    cams.push(camera(doc, c, bone)?);
+                }
+            }
+            HelperKind::Light(l) => {
+                if let Some(l) = scene.lights.get(l) {
+                    lights.push(light(doc, l, bone)?);
+                }
+            }
+        }
+    }
+    // One "no addon" (0xffff) an attachment point and a camera, as in the corpus files.
+    let addons = |n: usize| vec![u16::MAX; n];
+    let (na, nc) = (atts.len(), cams.len());
+    modl.insert("attachmentPoints".into(), doc.entries("ATT_", 1, atts));
+    modl.insert(
+        "attachmentPointAddons".into(),
+        doc.plain("U16_", addons(na)),
+    );
+    let version = doc.v.cam;
+    modl.insert("cameras".into(), doc.entries("CAM_", version, cams));
+    modl.insert("cameraAddons".into(), doc.plain("U16_", addons(nc)));
+    modl.insert("lights".into(), doc.entries("LITE", 7, lights));
+    Ok(())
+}
+
+/// A CAM_ entry: the glTF camera's field of view and clip planes; the depth-of-field values a
+/// corpus portrait camera has.
+fn camera(doc: &mut Doc, c: &crate::model::Camera, bone: i64) -> Result<Value> {
+    let version = doc.v.cam;
+    let l = layout("CAM_", version)?;
+    let mut e = blank(l);
+    let far = c
+        .zfar
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .unwrap_or(100.0);
+    let near = if c.znear.is_finite() && c.znear > 0.0 {
+        c.znear
+    } else {
+        0.1
+    };
+    let yfov = if c.yfov.is_finite() && c.yfov > 0.0 {
+        c.yfov
+    } else {
+        0.8
+    };
+    e.insert("bone".into(), json!(bone.max(0)));
+    e.insert("name".into(), doc.text(&c.name));
+    e.insert("useVerticalFov".into(), json!(1));
+    for (k, v) in [
+        ("fieldOfView", yfov),
+        ("farClip", far),
+        ("nearClip", near),
+        ("clip2", far * 2.0),
+        ("focalDepth", 0.05),
+        ("falloffStart", 0.01),
+        ("falloffEnd", 0.02),
+        ("depthOfField", 0.0),
+        ("unknown1", 0.0),
+        ("unknown2", 0.0),
+        ("unknown3", 1.0),
+        ("unknown4", 27.0),
+    ] {
+        if l.slot(k).is_some() {
+            let a = doc.anim(json!(v));
+            e.insert(k.into(), a);
+        }
+    }
+    if l.slot("depthOfFieldType").is_some() {
+        e.insert("depthOfFieldType".into(), json!(3));
+    }
+    Ok(Value::Object(e))
+}
+
+/// A LITE entry: type, colour, intensity and range as the M3 reader turns them into glTF; a spot
+/// light's cone angles as its hot spot and falloff.
+fn light(doc: &mut Doc, l: &crate::model::Light, bone: i64) -> Result<Value> {
+    use crate::model::LightKind;
+    let mut e = blank(layout("LITE", 7)?);
+    let (ty, hot, fall) = match l.kind {
+        LightKind::Directional => (0, 0.0, 0.0),
+        LightKind::Point => (1, 0.0, 0.0),
+        LightKind::Spot { inner, outer } => (2, inner, outer),
+    };
+    let far = l.range.filter(|r| r.is_finite() && *r > 0.0).unwrap_or(5.0);
+    let finite = |v: f32, d: f32| if v.is_finite() { v } else { d };
+    e.insert("type".into(), json!(ty));
+    e.insert("bone".into(), json!(bone.clamp(0, u16::MAX as i64)));
+    // Bit 0x8: the light is on.
+    e.insert("flags".into(), json!(8));
+    e.insert("unknown0".into(), json!(far));
+    let color = l.color.map(|c| finite(c, 1.0).max(0.0));
+    for (k, v) in [
+        ("color", json!(color)),
+        ("intensity", json!(finite(l.intensity, 1.0).max(0.0))),
+        ("specularColor", json!([1.0, 1.0, 1.0])),
+        ("specularIntensity", json!(1.0)),
+        ("attenuationFar", json!(far)),
+        ("attenuationNear", json!(far / 3.0)),
+        ("hotSpot", json!(finite(hot, 0.0))),
+        ("falloff", json!(finite(fall, 0.0))),
+    ] {
+        let a = doc.anim(v);
+        e.insert(k.into(), a);
+    }
+    Ok(Value::Object(e))
 }
 
 /// Bones with rest poses and bind matrices, and the sequences that move them.
