@@ -248,8 +248,8 @@ fn each_modl_version_round_trips_with_its_structure_versions() {
     }
 }
 
-#[test]
-fn modl_versions_hangar_does_not_write_are_refused_with_the_list() {
+/// One static triangle on a node named `name`.
+fn one_triangle(name: &str) -> Scene {
     let mut s = Scene::default();
     let mut mesh = Mesh::default();
     mesh.vertices.positions = vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
@@ -258,9 +258,15 @@ fn modl_versions_hangar_does_not_write_are_refused_with_the_list() {
         material: None,
     }];
     s.meshes.push(mesh);
-    let mut n = Node::new("tri");
+    let mut n = Node::new(name);
     n.mesh = Some(0);
     s.nodes.push(n);
+    s
+}
+
+#[test]
+fn modl_versions_hangar_does_not_write_are_refused_with_the_list() {
+    let s = one_triangle("tri");
     for bad in [0, 20, 21, 22, 24, 27, 30, 31] {
         let opts = build::Options {
             modl_version: bad,
@@ -339,4 +345,179 @@ fn ref_empties_cameras_and_khr_lights_become_attachment_points_cameras_and_light
         (t - glam::Vec3::new(0.0, -2.0, 1.0)).length() < 1e-5,
         "{t:?}"
     );
+}
+
+/// A glTF text with one buffer (as a data URI) made of `chunks`, one buffer view and accessor a
+/// chunk (`accessors[i]` gives the accessor's other fields), and `rest` (nodes, meshes, skins...).
+fn tiny_gltf(chunks: &[(Vec<u8>, serde_json::Value)], rest: serde_json::Value) -> String {
+    use base64::Engine;
+    let mut data = Vec::new();
+    let mut views = Vec::new();
+    let mut accessors = Vec::new();
+    for (i, (bytes, acc)) in chunks.iter().enumerate() {
+        views.push(
+            serde_json::json!({"buffer": 0, "byteOffset": data.len(), "byteLength": bytes.len()}),
+        );
+        let mut a = acc.clone();
+        a["bufferView"] = i.into();
+        accessors.push(a);
+        data.extend_from_slice(bytes);
+        data.resize(data.len().next_multiple_of(4), 0);
+    }
+    let mut doc = rest;
+    doc["asset"] = serde_json::json!({"version": "2.0"});
+    doc["buffers"] = serde_json::json!([{
+        "byteLength": data.len(),
+        "uri": format!("data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&data)),
+    }]);
+    doc["bufferViews"] = views.into();
+    doc["accessors"] = accessors.into();
+    serde_json::to_string_pretty(&doc).unwrap()
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn u16s(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn positions(p: &[[f32; 3]]) -> (Vec<u8>, serde_json::Value) {
+    let lo = [0, 1, 2].map(|k| p.iter().map(|v| v[k]).fold(f32::MAX, f32::min));
+    let hi = [0, 1, 2].map(|k| p.iter().map(|v| v[k]).fold(f32::MIN, f32::max));
+    (
+        f32s(&p.concat()),
+        serde_json::json!({"componentType": 5126, "count": p.len(), "type": "VEC3", "min": lo, "max": hi}),
+    )
+}
+
+/// A triangle skinned to eight joints through JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1: the first
+/// vertex has six non-zero weights. The strongest four stay, scaled back to a sum of 1, and a
+/// warning counts the vertex; the M3 carries them.
+#[test]
+fn more_than_four_weights_keep_the_strongest_four_renormalised() {
+    let tri = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let j0 = u16s(&[0, 1, 2, 3].repeat(3));
+    let j1 = u16s(&[4, 5, 6, 7].repeat(3));
+    let w0 = f32s(&[0.1, 0.1, 0.1, 0.1, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+    let w1 = f32s(&[0.4, 0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let vec4 = |ct: u32| serde_json::json!({"componentType": ct, "count": 3, "type": "VEC4"});
+    let joints: Vec<serde_json::Value> = (0..8)
+        .map(|i| serde_json::json!({"name": format!("joint{i}"), "translation": [i as f32, 0.0, 0.0]}))
+        .collect();
+    let mut nodes = vec![serde_json::json!({"name": "skinned", "mesh": 0, "skin": 0})];
+    nodes.extend(joints);
+    // joint0 is the root of the others.
+    nodes[1]["children"] = serde_json::json!([2, 3, 4, 5, 6, 7, 8]);
+    let text = tiny_gltf(
+        &[
+            positions(&tri),
+            (j0, vec4(5123)),
+            (w0, vec4(5126)),
+            (j1, vec4(5123)),
+            (w1, vec4(5126)),
+        ],
+        serde_json::json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0, 1]}],
+            "nodes": nodes,
+            "skins": [{"joints": [1, 2, 3, 4, 5, 6, 7, 8]}],
+            "meshes": [{"primitives": [{"attributes":
+                {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2, "JOINTS_1": 3, "WEIGHTS_1": 4}}]}],
+        }),
+    );
+    std::fs::write(common::gltf_out("m3_build").join("six_weights.gltf"), &text).unwrap();
+    let imported = import::from_slice(text.as_bytes(), None).unwrap();
+    assert!(
+        imported.warnings.iter().any(|w| w
+            .message
+            .contains("1 vertices have more than four joint weights")),
+        "{:?}",
+        imported.warnings
+    );
+    let v = &imported.scene.meshes[0].vertices;
+    assert_eq!(v.joints.as_ref().unwrap()[0], [4, 5, 0, 1]);
+    for (got, want) in v.weights.as_ref().unwrap()[0]
+        .iter()
+        .zip([0.5, 0.25, 0.125, 0.125])
+    {
+        assert!((got - want).abs() < 1e-6, "{got} {want}");
+    }
+    assert_eq!(v.weights.as_ref().unwrap()[2], [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(v.joints.as_ref().unwrap()[2], [3, 0, 0, 0]);
+    let (bytes, _) = build::build(&imported.scene, &build::Options::default()).unwrap();
+    write_m3_checked(&m3_out("weights"), "six_weights.m3", &bytes);
+    let back = reread(&bytes);
+    let w = &back.meshes[0].vertices.weights.as_ref().unwrap()[0];
+    // Stored as 255ths: 128, 64, 32, 31 (the last takes what is left).
+    for (got, want) in w.iter().zip([0.5, 0.25, 0.125, 0.125]) {
+        assert!((got - want).abs() <= 1.0 / 255.0, "{w:?}");
+    }
+}
+
+/// Lines and points are skipped with a warning that names the primitive; a triangle strip and a
+/// fan become triangle lists.
+#[test]
+fn lines_are_skipped_and_strips_and_fans_become_triangles() {
+    let quad = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [1.0, 1.0, 0.0],
+    ];
+    let text = tiny_gltf(
+        &[positions(&quad)],
+        serde_json::json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"name": "shapes", "mesh": 0}],
+            "meshes": [{"primitives": [
+                {"attributes": {"POSITION": 0}, "mode": 1},
+                {"attributes": {"POSITION": 0}, "mode": 0},
+                {"attributes": {"POSITION": 0}, "mode": 5},
+                {"attributes": {"POSITION": 0}, "mode": 6}
+            ]}],
+        }),
+    );
+    std::fs::write(common::gltf_out("m3_build").join("modes.gltf"), &text).unwrap();
+    let imported = import::from_slice(text.as_bytes(), None).unwrap();
+    let skipped: Vec<&str> = imported
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("skipped"))
+        .map(|w| w.path.as_str())
+        .collect();
+    assert_eq!(
+        skipped,
+        ["meshes[0].primitives[0]", "meshes[0].primitives[1]"]
+    );
+    let mesh = &imported.scene.meshes[0];
+    // Both share the four vertices. Strip 0 1 2 3: (0 1 2) (2 1 3); fan: (0 1 2) (0 2 3).
+    assert_eq!(mesh.vertices.len(), 4);
+    let lists: Vec<&Vec<u32>> = mesh.primitives.iter().map(|p| &p.indices).collect();
+    assert_eq!(lists.len(), 2);
+    assert_eq!(lists[0][..], [0, 1, 2, 2, 1, 3]);
+    assert_eq!(lists[1][..], [0, 1, 2, 0, 2, 3]);
+    let (bytes, _) = build::build(&imported.scene, &build::Options::default()).unwrap();
+    let c = write_m3_checked(&m3_out("modes"), "strip_and_fan.m3", &bytes);
+    // One region a primitive, each with its own copy of the vertices it uses.
+    assert_eq!((c.vertices, c.triangles), (8, 4));
+}
+
+/// A name longer than the builder writes (255 bytes) is cut at a character boundary, and said.
+#[test]
+fn names_too_long_are_cut_with_a_warning() {
+    let s = one_triangle(&"é".repeat(200));
+    let (bytes, warnings) = build::build(&s, &build::Options::default()).unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.message.contains("1 names are longer than 255 bytes")),
+        "{warnings:?}"
+    );
+    let back = reread(&bytes);
+    let bone = back.skins[0].joints[0];
+    assert_eq!(back.nodes[bone].name, "é".repeat(127));
 }

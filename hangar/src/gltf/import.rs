@@ -165,12 +165,16 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 .map(|(s, a)| (s.to_string(), a.index()))
                 .collect();
             let path = format!("meshes[{}].primitives[{}]", mesh.index(), p.index());
-            if p.mode() != ::gltf::mesh::Mode::Triangles {
+            use ::gltf::mesh::Mode;
+            if !matches!(
+                p.mode(),
+                Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
+            ) {
                 warnings.push(Warning::new(
                     None,
                     &path,
                     format!(
-                        "mode {:?} skipped: only triangle lists are converted",
+                        "mode {:?} skipped: only triangles (lists, strips, fans) are converted",
                         p.mode()
                     ),
                 ));
@@ -179,10 +183,13 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             check_primitive(&p, &buffers, &path)?;
             let r = p.reader(get);
             if let Some(&(_, part)) = seen.iter().find(|(k, _)| *k == key) {
-                let indices: Vec<u32> = match r.read_indices() {
-                    Some(i) => i.into_u32().collect(),
-                    None => (0..parts[part].0.len() as u32).collect(),
-                };
+                let indices = triangle_list(
+                    p.mode(),
+                    match r.read_indices() {
+                        Some(i) => i.into_u32().collect(),
+                        None => (0..parts[part].0.len() as u32).collect(),
+                    },
+                );
                 let n = parts[part].0.len();
                 if let Some(bad) = indices.iter().find(|&&i| i as usize >= n) {
                     return Err(err(
@@ -229,14 +236,27 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             while let Some(c) = r.read_colors(colors.len() as u32) {
                 colors.push(c.into_rgba_f32().collect::<Vec<_>>());
             }
-            // The first four influences; more sets than one are reported, not read.
-            let joints: Option<Vec<[u16; 4]>> = r.read_joints(0).map(|j| j.into_u16().collect());
-            let weights: Option<Vec<[f32; 4]>> = r.read_weights(0).map(|w| w.into_f32().collect());
-            if r.read_joints(1).is_some() {
+            // Every JOINTS_n/WEIGHTS_n pair; past four influences the strongest four stay.
+            let mut sets: Vec<Influences> = Vec::new();
+            while let (Some(j), Some(w)) = (
+                r.read_joints(sets.len() as u32),
+                r.read_weights(sets.len() as u32),
+            ) {
+                let (j, w): (Vec<_>, Vec<_>) = (j.into_u16().collect(), w.into_f32().collect());
+                sized(&format!("JOINTS_{}", sets.len()), j.len())?;
+                sized(&format!("WEIGHTS_{}", sets.len()), w.len())?;
+                sets.push((j, w));
+            }
+            let (influences, cut) = strongest_four(sets);
+            let (joints, weights) = influences.map_or((None, None), |(j, w)| (Some(j), Some(w)));
+            if cut > 0 {
                 warnings.push(Warning::new(
                     None,
                     &path,
-                    "more than four joints a vertex: only JOINTS_0/WEIGHTS_0 are read",
+                    format!(
+                        "{cut} vertices have more than four joint weights: the strongest four are \
+                         kept and renormalised"
+                    ),
                 ));
             }
             let targets: Vec<TargetData> = r
@@ -248,15 +268,9 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                     )
                 })
                 .collect();
-            for (name, len) in joints
+            for (name, len) in targets
                 .iter()
-                .map(|v| ("JOINTS_0", v.len()))
-                .chain(weights.iter().map(|v| ("WEIGHTS_0", v.len())))
-                .chain(
-                    targets
-                        .iter()
-                        .map(|t| ("a morph target's POSITION", t.0.len())),
-                )
+                .map(|t| ("a morph target's POSITION", t.0.len()))
                 .chain(
                     targets
                         .iter()
@@ -275,10 +289,13 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             {
                 sized(name, len)?;
             }
-            let indices: Vec<u32> = match r.read_indices() {
-                Some(i) => i.into_u32().collect(),
-                None => (0..n as u32).collect(),
-            };
+            let indices = triangle_list(
+                p.mode(),
+                match r.read_indices() {
+                    Some(i) => i.into_u32().collect(),
+                    None => (0..n as u32).collect(),
+                },
+            );
             if let Some(bad) = indices.iter().find(|&&i| i as usize >= n) {
                 return Err(err(
                     &path,
@@ -477,6 +494,71 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         .unwrap_or_default();
     Ok(Imported { scene, warnings })
 }
+
+/// A strip's or a fan's indices as a triangle list (each strip triangle wound as the first);
+/// a list as it is.
+fn triangle_list(mode: ::gltf::mesh::Mode, indices: Vec<u32>) -> Vec<u32> {
+    use ::gltf::mesh::Mode;
+    let n = indices.len();
+    let corners = |k: usize| -> Option<[usize; 3]> {
+        match mode {
+            Mode::TriangleStrip if k % 2 == 0 => Some([k, k + 1, k + 2]),
+            Mode::TriangleStrip => Some([k + 1, k, k + 2]),
+            Mode::TriangleFan => Some([0, k + 1, k + 2]),
+            _ => None,
+        }
+    };
+    if corners(0).is_none() {
+        return indices;
+    }
+    (0..n.saturating_sub(2))
+        .filter_map(corners)
+        .map(|c| c.map(|i| indices.get(i).copied().unwrap_or(0)))
+        .filter(|[a, b, c]| a != b && b != c && a != c)
+        .flatten()
+        .collect()
+}
+
+/// One joint and weight list from the JOINTS_n/WEIGHTS_n sets, keeping each vertex's four
+/// strongest influences (renormalised to add up to what they did before the cut); also how many
+/// vertices lost a non-zero weight.
+fn strongest_four(sets: Vec<Influences>) -> (Option<Influences>, usize) {
+    let mut sets = sets.into_iter();
+    let Some((mut joints, mut weights)) = sets.next() else {
+        return (None, 0);
+    };
+    let more: Vec<_> = sets.collect();
+    if more.is_empty() {
+        return (Some((joints, weights)), 0);
+    }
+    let mut cut = 0;
+    for (v, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
+        let mut all: Vec<(u16, f32)> = j.iter().copied().zip(w.iter().copied()).collect();
+        for (mj, mw) in &more {
+            if let (Some(a), Some(b)) = (mj.get(v), mw.get(v)) {
+                all.extend(a.iter().copied().zip(b.iter().copied()));
+            }
+        }
+        all.retain(|x| x.1.is_finite() && x.1 > 0.0);
+        all.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let total: f32 = all.iter().map(|x| x.1).sum();
+        if all.len() > 4 {
+            cut += 1;
+        }
+        all.truncate(4);
+        let kept: f32 = all.iter().map(|x| x.1).sum();
+        *j = [0; 4];
+        *w = [0.0; 4];
+        for (k, (jj, ww)) in all.into_iter().enumerate() {
+            j[k] = jj;
+            w[k] = if kept > 0.0 { ww * total / kept } else { ww };
+        }
+    }
+    (Some((joints, weights)), cut)
+}
+
+/// Joint indices and weights of each vertex (one JOINTS_n/WEIGHTS_n pair).
+type Influences = (Vec<[u16; 4]>, Vec<[f32; 4]>);
 
 /// A perspective camera (named after its node when it has no name); an orthographic one has no
 /// counterpart in the neutral model and is reported.

@@ -104,6 +104,8 @@ struct Doc {
     next_id: u32,
     /// The structure versions written.
     v: Versions,
+    /// Names cut to [`MAX_NAME`] bytes.
+    cut_names: Vec<String>,
 }
 
 impl Doc {
@@ -132,6 +134,7 @@ impl Doc {
                 cut -= 1;
             }
             s.truncate(cut);
+            self.cut_names.push(s.clone());
         }
         self.push("CHAR", 0, ("text", s.into()))
     }
@@ -225,6 +228,7 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
         sections: Vec::new(),
         next_id: 0x1234_5678,
         v: versions,
+        cut_names: Vec::new(),
     };
     // Header and MODL come first; both are filled at the end.
     doc.sections.push(Value::Null);
@@ -270,6 +274,16 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     let version = doc.v.modl;
     if let Some(s) = doc.sections.get_mut(1) {
         *s = json!({ "tag": "MODL", "version": version, "entries": [Value::Object(modl)] });
+    }
+    if let Some(first) = doc.cut_names.first() {
+        w.push(Warning::new(
+            None,
+            "names",
+            format!(
+                "{} names are longer than {MAX_NAME} bytes and were cut (the first now reads {first:?})",
+                doc.cut_names.len()
+            ),
+        ));
     }
     let m3 = dump::from_json(&json!({ "kind": "MD34", "sections": doc.sections }))?;
     Ok((write::write(&m3)?, w))
