@@ -521,3 +521,60 @@ fn names_too_long_are_cut_with_a_warning() {
     let bone = back.skins[0].joints[0];
     assert_eq!(back.nodes[bone].name, "é".repeat(127));
 }
+
+/// Every `-lod0.xmf` of the X4 corpus goes XMF -> glTF -> M3 through the library: the triangles
+/// of the XMF, one region per material part with the vertices that part uses, one root bone, and
+/// mdx-m3-viewer loads each in `.ci/run`.
+#[test]
+fn every_x4_lod0_xmf_goes_through_gltf_into_an_m3() {
+    let Some(files) = corpus("x4", "xmf") else {
+        return;
+    };
+    let dir = m3_out("xmf_lod0");
+    let (mut done, mut split) = (0, 0);
+    for f in files
+        .iter()
+        .filter(|f| name(f).to_ascii_lowercase().ends_with("-lod0.xmf"))
+    {
+        let bytes = std::fs::read(f).unwrap();
+        let opened = hangar::any::open(&bytes, f).unwrap();
+        let (xmf, _) = opened.document.to_scene("x", &[]).unwrap();
+        let (glb, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
+        let imported = import::from_slice(&glb, None).unwrap();
+        let (out, _) = build::build(&imported.scene, &build::Options::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", name(f)));
+        let stem = name(f).trim_end_matches(".xmf").to_string();
+        let c = write_m3_checked(&dir, &format!("{stem}.m3"), &out);
+        let triangles: usize = xmf.meshes.iter().map(|m| m.triangle_count()).sum();
+        assert_eq!(c.triangles, triangles, "{}", name(f));
+        // Each part (primitive) is a region holding the vertices its triangles use; a part over
+        // 65535 vertices is split into several (vertices at the cut are then in two).
+        let used: Vec<usize> = imported
+            .scene
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| {
+                p.indices
+                    .iter()
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+            })
+            .collect();
+        let back = reread(&out);
+        assert!(back.meshes.iter().all(|m| m.vertices.len() <= 65_535));
+        if used.iter().all(|&u| u <= 65_535) {
+            let regions = (c.vertices, back.meshes.len());
+            assert_eq!(regions, (used.iter().sum(), used.len()), "{}", name(f));
+        } else {
+            assert!(back.meshes.len() > used.len(), "{}", name(f));
+            assert!(c.vertices >= used.iter().sum(), "{}", name(f));
+            split += 1;
+        }
+        assert_eq!((c.bones, c.sequences), (1, 0), "{}", name(f));
+        done += 1;
+    }
+    assert!(done >= 9, "{done} lod0 XMFs");
+    // xirsoi__anim_main-lod0.xmf has a part of 98112 vertices.
+    assert!(split >= 1);
+}
