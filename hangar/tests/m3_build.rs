@@ -578,3 +578,84 @@ fn every_x4_lod0_xmf_goes_through_gltf_into_an_m3() {
     // xirsoi__anim_main-lod0.xmf has a part of 98112 vertices.
     assert!(split >= 1);
 }
+
+/// file, vertices, triangles, bones, [(sequence, milliseconds)], attachment points.
+type Sample<'a> = (
+    &'a str,
+    usize,
+    usize,
+    usize,
+    &'a [(&'a str, u32)],
+    &'a [&'a str],
+);
+
+/// The models `tests/blender/make_samples.py` built in Blender 3.4 and wrote with Blender's own
+/// glTF exporter become M3s with the expected vertex, triangle, bone and sequence counts (and the
+/// sequences' lengths), the texture path, the `Ref_Center` empty as an attachment point; M3 ->
+/// glTF again goes to the validator, the M3s to mdx-m3-viewer.
+#[test]
+fn blender_exports_become_m3_files() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender");
+    let dir = m3_out("blender");
+    let gltf_dir = common::gltf_out("blender_m3");
+    let cases: [Sample; 3] = [
+        // A 24-vertex box and an empty: the box and the empty each get a bone.
+        ("static/crate.gltf", 24, 12, 2, &[], &["Ref_Center"]),
+        // Three bones; Stand keys frames 1-48, Walk 1-24, at 24 frames a second (Blender writes
+        // frame f at f/24 s, and a sequence runs from 0 to its last key).
+        (
+            "skinned.glb",
+            128,
+            96,
+            3,
+            &[("Stand", 2000), ("Walk", 1000)],
+            &[],
+        ),
+        // The box's own bone carries its keys (frames 1-40).
+        ("spinning.glb", 24, 12, 1, &[("Spin", 1667)], &[]),
+    ];
+    for (file, vertices, triangles, bones, seqs, atts) in cases {
+        let path = here.join(file);
+        let bytes = std::fs::read(&path).unwrap();
+        let imported = import::from_slice(&bytes, path.parent()).unwrap();
+        let (out, _) = build::build(&imported.scene, &build::Options::default()).unwrap();
+        let stem = file.rsplit('/').next().unwrap().split('.').next().unwrap();
+        let c = write_m3_checked(&dir, &format!("{stem}.m3"), &out);
+        let names: Vec<&str> = seqs.iter().map(|s| s.0).collect();
+        assert_eq!(
+            (c.vertices, c.triangles, c.bones, c.sequence_names),
+            (
+                vertices,
+                triangles,
+                bones,
+                names.iter().map(|s| s.to_string()).collect()
+            ),
+            "{file}"
+        );
+        let back = reread(&out);
+        assert_eq!(helpers(&back).0, atts, "{file}");
+        let (m3, _) = read::read(&out).unwrap();
+        let json = hangar::formats::m3::dump::to_json(&m3);
+        let lengths: Vec<u64> = json["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["tag"] == "SEQS")
+            .flat_map(|s| s["entries"].as_array().unwrap().clone())
+            .map(|e| e["animationEnd"].as_u64().unwrap() - e["animationStart"].as_u64().unwrap())
+            .collect();
+        let want: Vec<u64> = seqs.iter().map(|s| s.1 as u64).collect();
+        assert_eq!(lengths, want, "{file}");
+        // The texture path of the static model's material stays the PNG's name.
+        if stem == "crate" {
+            assert_eq!(
+                back.materials[0].textures.base_color.as_deref(),
+                Some("crate_diffuse.png")
+            );
+        }
+        let opened = hangar::any::open(&out, Path::new("x.m3")).unwrap();
+        let (glb, _) =
+            hangar::any::convert(&opened, Path::new("x.m3"), Path::new("x.glb")).unwrap();
+        std::fs::write(gltf_dir.join(format!("{stem}.glb")), glb).unwrap();
+    }
+}
