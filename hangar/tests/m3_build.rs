@@ -30,6 +30,46 @@ fn helpers(s: &Scene) -> (Vec<String>, Vec<String>, Vec<String>) {
     (marked("attachmentPoint"), marked("camera"), lights)
 }
 
+/// The layers a standard material (MAT_) has: every material is written as one.
+const STANDARD_LAYERS: [&str; 18] = [
+    "diffuseLayer",
+    "decalLayer",
+    "specularLayer",
+    "glossLayer",
+    "emissiveLayer",
+    "emissive2Layer",
+    "envioLayer",
+    "envioMaskLayer",
+    "alphaMaskLayer",
+    "alphaMask2Layer",
+    "normalLayer",
+    "heightLayer",
+    "lightMapLayer",
+    "ambientOcclusionLayer",
+    "normalBlend1MaskLayer",
+    "normalBlend2MaskLayer",
+    "normalBlend1Layer",
+    "normalBlend2Layer",
+];
+
+/// The materials' standard layers and their image paths (as the M3 reader keeps them in extras),
+/// sorted. A layer other material kinds have and MAT_ has not (a displacement material's
+/// `strengthLayer`) has no place in the M3 written, and is left out here.
+fn texture_paths(s: &Scene) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for m in &s.materials {
+        if let Some(layers) = m.extras["m3"].get("layers").and_then(|l| l.as_object()) {
+            for (layer, v) in layers {
+                if STANDARD_LAYERS.contains(&layer.as_str()) {
+                    out.push((layer.clone(), v["image"].as_str().unwrap_or("").to_string()));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 fn reread(bytes: &[u8]) -> Scene {
     let (m3, _) = read::read(bytes).unwrap();
     scene::to_scene(&m3, "x", &[]).unwrap().0
@@ -146,7 +186,7 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
         return;
     };
     let dir = m3_out("corpus_round_trip");
-    let mut done = 0;
+    let (mut done, mut paths) = (0, 0);
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
         let Ok((m3, _)) = read::read(&bytes) else {
@@ -166,6 +206,9 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
         assert_eq!(counts(&first), counts(&second), "{}", name(f));
         assert_eq!(helpers(&first), helpers(&second), "{}", name(f));
         assert_eq!(written.modl_version, build::DEFAULT_MODL_VERSION);
+        // Every layer's texture path is kept.
+        assert_eq!(texture_paths(&first), texture_paths(&second), "{}", name(f));
+        paths += texture_paths(&first).len();
         same_positions(&first, &second, &name(f));
         // The second glTF holds the geometry of the first.
         let opened = hangar::any::open(&out, f).unwrap();
@@ -177,6 +220,7 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
         done += 1;
     }
     assert!(done >= 80, "{done} files round-tripped");
+    assert!(paths > 500, "{paths} texture paths");
 }
 
 /// The versions of the structures of each tag in an M3 (the first section of each tag).
@@ -646,11 +690,12 @@ fn blender_exports_become_m3_files() {
             .collect();
         let want: Vec<u64> = seqs.iter().map(|s| s.1 as u64).collect();
         assert_eq!(lengths, want, "{file}");
-        // The texture path of the static model's material stays the PNG's name.
+        // The PNG Blender names by its file alone is looked for as a DDS in the game's
+        // texture folder.
         if stem == "crate" {
             assert_eq!(
                 back.materials[0].textures.base_color.as_deref(),
-                Some("crate_diffuse.png")
+                Some("Assets/Textures/crate_diffuse.dds")
             );
         }
         let opened = hangar::any::open(&out, Path::new("x.m3")).unwrap();

@@ -106,6 +106,8 @@ struct Doc {
     v: Versions,
     /// Names cut to [`MAX_NAME`] bytes.
     cut_names: Vec<String>,
+    /// Texture file names given the game's texture folder: (as named, as written).
+    moved_textures: Vec<(String, String)>,
 }
 
 impl Doc {
@@ -229,6 +231,7 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
         next_id: 0x1234_5678,
         v: versions,
         cut_names: Vec::new(),
+        moved_textures: Vec::new(),
     };
     // Header and MODL come first; both are filled at the end.
     doc.sections.push(Value::Null);
@@ -282,6 +285,24 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
             format!(
                 "{} names are longer than {MAX_NAME} bytes and were cut (the first now reads {first:?})",
                 doc.cut_names.len()
+            ),
+        ));
+    }
+    doc.moved_textures.sort();
+    doc.moved_textures.dedup();
+    if !doc.moved_textures.is_empty() {
+        let list: Vec<String> = doc
+            .moved_textures
+            .iter()
+            .map(|(a, b)| format!("{a} -> {b}"))
+            .collect();
+        w.push(Warning::note(
+            None,
+            "materials",
+            format!(
+                "texture file names without a folder point into the game's texture folder, as DDS \
+                 (put the converted images there: hangar convert NAME.png NAME.dds --format bc3): {}",
+                list.join(", ")
             ),
         ));
     }
@@ -798,29 +819,15 @@ fn geometry(
         let _ = vsize;
     }
     if regions.is_empty() {
+        // Materials with no mesh (an effect model's particle materials) still come back.
+        materials(scene, &regions, doc, modl)?;
         return Ok(());
     }
     if regions.len() > u16::MAX as usize {
         return Err(Error::refused("meshes", "more than 65535 regions"));
     }
 
-    // Materials: one standard material per scene material used, plus a plain one for none.
-    let mut used: Vec<Option<usize>> = Vec::new();
-    for r in &regions {
-        let m = r.material.filter(|&m| m < scene.materials.len());
-        if !used.contains(&m) {
-            used.push(m);
-        }
-    }
-    let mut mats = Vec::new();
-    for &m in &used {
-        mats.push(material(scene, m, doc)?);
-    }
-    let mat_ref = doc.entries("MAT_", doc.v.mat, mats);
-    let matm: Vec<Value> = (0..used.len())
-        .map(|k| json!({ "materialType": 1, "materialIndex": k }))
-        .collect();
-    let matm_ref = doc.entries("MATM", 0, matm);
+    let used = materials(scene, &regions, doc, modl)?;
 
     let regn: Vec<Value> = regions
         .iter()
@@ -868,9 +875,39 @@ fn geometry(
     modl.insert("vertices".into(), doc.bytes("U8__", vbytes));
     modl.insert("divisions".into(), div_ref);
     modl.insert("boneLookup".into(), doc.plain("U16_", lookup));
+    Ok(())
+}
+
+/// Writes the standard materials and the material map; returns the scene material of each map
+/// entry (`None`: the plain material of regions without one).
+fn materials(
+    scene: &Scene,
+    regions: &[RegionOut],
+    doc: &mut Doc,
+    modl: &mut Map<String, Value>,
+) -> Result<Vec<Option<usize>>> {
+    // Materials: one standard material per scene material, in order (those no region uses too: an
+    // M3 read into glTF keeps its particle materials, and their texture paths come back), plus a
+    // plain one for regions without.
+    let mut used: Vec<Option<usize>> = (0..scene.materials.len()).map(Some).collect();
+    for r in regions {
+        let m = r.material.filter(|&m| m < scene.materials.len());
+        if !used.contains(&m) {
+            used.push(m);
+        }
+    }
+    let mut mats = Vec::new();
+    for &m in &used {
+        mats.push(material(scene, m, doc)?);
+    }
+    let mat_ref = doc.entries("MAT_", doc.v.mat, mats);
+    let matm: Vec<Value> = (0..used.len())
+        .map(|k| json!({ "materialType": 1, "materialIndex": k }))
+        .collect();
+    let matm_ref = doc.entries("MATM", 0, matm);
     modl.insert("materialMaps".into(), matm_ref);
     modl.insert("standardMaterials".into(), mat_ref);
-    Ok(())
+    Ok(used)
 }
 
 /// Weights as bytes adding up to 255, strongest first.
@@ -980,9 +1017,9 @@ fn material(scene: &Scene, m: Option<usize>, doc: &mut Doc) -> Result<Value> {
             .and_then(Value::as_str)
             .map(str::to_string)
             .or_else(|| match s.name {
-                "diffuseLayer" => textures.base_color.clone(),
-                "normalLayer" => textures.normal.clone(),
-                "emissiveLayer" => textures.emissive.clone(),
+                "diffuseLayer" => textures.base_color.as_deref().map(|p| game_path(p, doc)),
+                "normalLayer" => textures.normal.as_deref().map(|p| game_path(p, doc)),
+                "emissiveLayer" => textures.emissive.as_deref().map(|p| game_path(p, doc)),
                 _ => None,
             });
         let r = layer(doc, image.as_deref(), kept)?;
@@ -991,11 +1028,29 @@ fn material(scene: &Scene, m: Option<usize>, doc: &mut Doc) -> Result<Value> {
     Ok(Value::Object(e))
 }
 
+/// A glTF image named by its file alone (`crate_diffuse.png`, as Blender writes them) is looked for
+/// where the game keeps textures, as the DDS the game reads: `Assets\Textures\crate_diffuse.dds`.
+/// A path with a folder (a game path hangar's own export keeps) gets the game's `\` separators.
+fn game_path(image: &str, doc: &mut Doc) -> String {
+    let image_ext = [".png", ".jpg", ".jpeg", ".tga", ".bmp", ".dds"];
+    let lower = image.to_ascii_lowercase();
+    match image_ext.iter().find(|e| lower.ends_with(*e)) {
+        Some(ext) if !image.contains(['/', '\\']) => {
+            let stem = image.get(..image.len() - ext.len()).unwrap_or(image);
+            let path = format!("Assets\\Textures\\{stem}.dds");
+            doc.moved_textures.push((image.to_string(), path.clone()));
+            path
+        }
+        // The game writes `\`; a path the M3 reader kept in extras comes back as it was.
+        _ => image.replace('/', "\\"),
+    }
+}
+
 fn layer(doc: &mut Doc, image: Option<&str>, kept: Option<&Value>) -> Result<Value> {
     let l = layout("LAYR", doc.v.layr)?;
     let mut e = blank(l);
-    let path = image.map(|p| p.replace('/', "\\")).unwrap_or_default();
-    e.insert("imagePath".into(), doc.text(&path));
+    let path = image.unwrap_or_default();
+    e.insert("imagePath".into(), doc.text(path));
     let flags = kept
         .and_then(|k| k.get("flags"))
         .cloned()
