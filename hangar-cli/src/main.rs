@@ -43,7 +43,8 @@ fn stdout_failed(e: std::io::Error) -> ! {
 crashes on them, and converts them to glTF 2.0 and back.\n\n\
 Formats are recognised by their first bytes, not their extension.\n\
 Supported today: XMF (X4 static meshes, visual and -collision), M3 and .m3a (StarCraft II / Heroes, \
-MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, JSON dump and back), \
+MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, JSON dump and back, \
+game-ready M3 from glTF), \
 XAC actors with XSM motions, XPM, X4 part animations (.ani) and component folders, \
 X Rebirth Anark UI files (.bgf as readable XML and back, .bsg to glTF, .bgp to Graphviz), \
 glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.",
@@ -58,6 +59,7 @@ hangar dump part_main-lod0.xmf > part.json             # edit, then:\n  \
 hangar convert part.json part_main-lod0.xmf\n  \
 hangar convert Marine.m3 marine.glb\n  \
 hangar convert hero.m3 --motion hero.m3a hero.glb       # add an .m3a's sequences\n  \
+hangar convert model.glb Model.m3                      # from Blender into StarCraft II\n  \
 hangar convert actor.xac --motion walk.xsm --motion smile.xpm actor.glb\n  \
 hangar convert ship_part_folder ship.glb               # parts + their _data.ani states\n  \
 hangar convert --textures copy ship.xml ship.gltf       # textures as PNG files in ship_textures/\n  \
@@ -108,7 +110,8 @@ enum Command {
     /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
     /// materials), anything else a visual mesh. A file converted to its own format (XMF, M3, XAC, XSM,
     /// XPM, .ani) is rewritten byte for byte; a .json dump turns back into its binary file; a glTF
-    /// becomes a game-ready XMF or an XAC actor (skinned meshes, materials, morph targets).
+    /// becomes a game-ready XMF, an XAC actor (skinned meshes, materials, morph targets) or a
+    /// StarCraft II M3 (.m3; .m3a for the sequences alone; see --modl-version).
     /// With a folder as INPUT and a .glb/.gltf OUTPUT, the folder is one X4 component: its parts
     /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
     /// beside them (one animation a state) become one scene. An X4 component XML (ship.xml) as INPUT
