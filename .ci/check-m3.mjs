@@ -26,17 +26,18 @@ const text = (ref) => {
   return typeof s === 'string' ? s.replace(/\0+$/, '') : '';
 };
 
-// What the viewer sees: its vertex size rule is (7 + UV sets) * 4 bytes (handlers/m3/model.js);
-// triangles and region vertices from every division's regions.
+// What the viewer's parser reads: the MODL entry, its vertex bytes, every division's regions. The
+// vertex size follows the flags: 28 bytes, 4 a UV set (0x20000..0x100000 each), 4 for colours
+// (0x200). The viewer's renderer has a shorter rule ((7 + UV sets) * 4, the highest set bit taken
+// as the count) that miscounts game models with colours or three UV sets too; it is not used here.
 function seen(bytes) {
   const parser = new Model();
   parser.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   const m = parser.model;
   if (!m) throw new Error('no MODL entry');
-  let uvSets = 1;
-  if (m.vertexFlags & 0x40000) uvSets = 2;
-  else if (m.vertexFlags & 0x80000) uvSets = 3;
-  else if (m.vertexFlags & 0x100000) uvSets = 4;
+  let uvSets = 0;
+  for (const bit of [0x20000, 0x40000, 0x80000, 0x100000]) if (m.vertexFlags & bit) uvSets++;
+  const colour = m.vertexFlags & 0x200 ? 4 : 0;
   const vbytes = entries(m.vertices).length;
   let regionVertices = 0;
   let triangles = 0;
@@ -48,7 +49,7 @@ function seen(bytes) {
   }
   return {
     modl_version: m.version,
-    vertices: vbytes / ((7 + uvSets) * 4),
+    vertices: vbytes / ((7 + uvSets) * 4 + colour),
     region_vertices: regionVertices,
     triangles,
     bones: entries(m.bones).length,

@@ -91,6 +91,46 @@ fn same_positions(a: &Scene, b: &Scene, what: &str) {
     }
 }
 
+/// Every UV set and the vertex colours of `a` in `b`: UVs within the int16 step of their region's
+/// scale, colours within one 8-bit step. Returns (meshes with 3+ UV sets, meshes with colours).
+fn same_uvs_and_colours(a: &Scene, b: &Scene, what: &str) -> (usize, usize) {
+    let (mut many_uvs, mut coloured) = (0, 0);
+    for (a, b) in a.meshes.iter().zip(&b.meshes) {
+        let (va, vb) = (&a.vertices, &b.vertices);
+        assert_eq!(va.uvs.len(), vb.uvs.len(), "{what}: {} UV sets", a.name);
+        many_uvs += (va.uvs.len() >= 3) as usize;
+        for (sa, sb) in va.uvs.iter().zip(&vb.uvs) {
+            for (x, y) in sa.iter().zip(sb) {
+                for k in 0..2 {
+                    let step = (x[k].abs() + 1.0).max(16.0) / 32768.0;
+                    assert!(
+                        (x[k] - y[k]).abs() <= step * 1.01,
+                        "{what}: uv {x:?} came back {y:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            va.colors.len(),
+            vb.colors.len(),
+            "{what}: {} colour sets",
+            a.name
+        );
+        if let (Some(ca), Some(cb)) = (va.colors.first(), vb.colors.first()) {
+            coloured += 1;
+            for (x, y) in ca.iter().zip(cb) {
+                for k in 0..4 {
+                    assert!(
+                        (x[k] - y[k]).abs() <= 0.5 / 255.0 + 1e-6,
+                        "{what}: colour {x:?} came back {y:?}"
+                    );
+                }
+            }
+        }
+    }
+    (many_uvs, coloured)
+}
+
 #[test]
 fn a_static_quad_becomes_one_region_bound_to_one_root_bone() {
     let mut s = Scene::default();
@@ -186,7 +226,7 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
         return;
     };
     let dir = m3_out("corpus_round_trip");
-    let (mut done, mut paths) = (0, 0);
+    let (mut done, mut paths, mut many_uvs, mut coloured) = (0, 0, 0, 0);
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
         let Ok((m3, _)) = read::read(&bytes) else {
@@ -210,6 +250,9 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
         assert_eq!(texture_paths(&first), texture_paths(&second), "{}", name(f));
         paths += texture_paths(&first).len();
         same_positions(&first, &second, &name(f));
+        let (u, c) = same_uvs_and_colours(&first, &second, &name(f));
+        many_uvs += u;
+        coloured += c;
         // The second glTF holds the geometry of the first.
         let opened = hangar::any::open(&out, f).unwrap();
         let (glb2, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
@@ -221,6 +264,11 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
     }
     assert!(done >= 80, "{done} files round-tripped");
     assert!(paths > 500, "{paths} texture paths");
+    // The corpus has models with three and four UV sets and with vertex colours: all kept.
+    assert!(
+        many_uvs >= 3 && coloured >= 4,
+        "{many_uvs} meshes with 3+ UV sets, {coloured} coloured"
+    );
 }
 
 /// The versions of the structures of each tag in an M3 (the first section of each tag).

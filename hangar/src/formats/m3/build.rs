@@ -8,9 +8,10 @@
 //! about X (undoing the root node the M3 reader adds). Bones are the skin joints, the animated
 //! nodes and the unskinned mesh nodes (a static mesh is bound whole to its own bone).
 //!
-//! Vertices are written in the layout mdx-m3-viewer and the game both read: position, four weight
-//! and lookup pairs, packed normal, one or two int16 UV sets, packed tangent (vertex flags
-//! `0x1820061` or `0x1860061`).
+//! Vertices are written in the layout the game's own models use: position, four weight and lookup
+//! pairs, packed normal, the colour when the scene has vertex colours, one to four int16 UV sets,
+//! packed tangent (vertex flags `0x1820061`, `0x1860061`, `0x18e0061`, `0x19e0061`, plus `0x200`
+//! with colours: the formats m3addon lists).
 
 use super::table::{table, Layout, Ty};
 use super::{dump, write, Tag};
@@ -511,22 +512,17 @@ fn geometry(
         .map(|m| m.vertices.uvs.len())
         .max()
         .unwrap_or(0)
-        .clamp(1, 2);
-    if scene.meshes.iter().any(|m| m.vertices.uvs.len() > 2) {
+        .clamp(1, 4);
+    if scene.meshes.iter().any(|m| m.vertices.uvs.len() > 4) {
         w.push(Warning::new(
             None,
             "meshes",
-            "more than two UV sets: the first two are written (the layout mdx-m3-viewer reads)",
+            "more than four UV sets: the first four are written (an M3 vertex holds four)",
         ));
     }
-    if scene.meshes.iter().any(|m| !m.vertices.colors.is_empty()) {
-        w.push(Warning::new(
-            None,
-            "meshes",
-            "vertex colours are not written",
-        ));
-    }
-    let vsize = 28 + 4 * uv_sets;
+    // Vertex colours (flag 0x200, B G R A after the normal) when any mesh has them; a mesh
+    // without is white.
+    let colors = scene.meshes.iter().any(|m| !m.vertices.colors.is_empty());
     let mut vbytes: Vec<u8> = Vec::new();
     let mut faces: Vec<u16> = Vec::new();
     let mut lookup: Vec<u16> = Vec::new();
@@ -782,6 +778,19 @@ fn geometry(
                         pack_unit(nrm.z),
                         if sign > 0.0 { 255 } else { 0 },
                     ]);
+                    if colors {
+                        let c = v
+                            .colors
+                            .first()
+                            .and_then(|c| c.get(i))
+                            .copied()
+                            .unwrap_or([1.0; 4])
+                            .map(|x| {
+                                (if x.is_finite() { x } else { 1.0 }.clamp(0.0, 1.0) * 255.0)
+                                    .round() as u8
+                            });
+                        vbytes.extend([c[2], c[1], c[0], c[3]]);
+                    }
                     for s in 0..uv_sets {
                         let uv = v
                             .uvs
@@ -816,7 +825,6 @@ fn geometry(
                 vertex_total += order.len();
             }
         }
-        let _ = vsize;
     }
     if regions.is_empty() {
         // Materials with no mesh (an effect model's particle materials) still come back.
@@ -867,10 +875,12 @@ fn geometry(
     let div = json!({ "faces": faces_ref, "regions": regn_ref, "batches": bat_ref,
                       "boundingShapes": msec_ref, "unknown0": 1 });
     let div_ref = doc.entries("DIV_", 2, vec![div]);
-    let uv_flags = if uv_sets == 2 { 0x6_0000 } else { 0x2_0000 };
+    // One bit a UV set: 0x20000, 0x40000, 0x80000, 0x100000.
+    let uv_flags = (0..uv_sets).fold(0u32, |f, k| f | (0x2_0000 << k));
+    let color_flag = if colors { 0x200 } else { 0 };
     modl.insert(
         "vertexFlags".into(),
-        json!(0x1 | 0x20 | 0x40 | 0x80_0000 | uv_flags | 0x100_0000),
+        json!(0x1 | 0x20 | 0x40 | 0x80_0000 | color_flag | uv_flags | 0x100_0000),
     );
     modl.insert("vertices".into(), doc.bytes("U8__", vbytes));
     modl.insert("divisions".into(), div_ref);
