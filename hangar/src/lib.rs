@@ -29,6 +29,7 @@ pub mod formats;
 pub mod gltf;
 pub mod io;
 pub mod model;
+pub mod normalized;
 pub mod obj;
 pub mod raw;
 pub mod samples;

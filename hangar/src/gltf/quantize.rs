@@ -6,23 +6,10 @@
 //! 8-bit, rotation keys as signed 16-bit. Positions stay 32-bit floats: 16-bit positions need a
 //! dequantizing node transform, which a skinned mesh ignores and Blender would show as a scale.
 
+use crate::normalized::{
+    from_snorm16, from_snorm8, from_unorm16, from_unorm8, snorm16, snorm8, unorm16, unorm8,
+};
 use gltf_json::accessor::ComponentType;
-
-pub fn snorm8(v: f32) -> i8 {
-    (v.clamp(-1.0, 1.0) * 127.0).round() as i8
-}
-
-pub fn snorm16(v: f32) -> i16 {
-    (v.clamp(-1.0, 1.0) * 32767.0).round() as i16
-}
-
-pub fn unorm8(v: f32) -> u8 {
-    (v.clamp(0.0, 1.0) * 255.0).round() as u8
-}
-
-pub fn unorm16(v: f32) -> u16 {
-    (v.clamp(0.0, 1.0) * 65535.0).round() as u16
-}
 
 /// Unit vectors as 4 bytes each (x, y, z, and w or a zero pad: vertex elements are 4-byte
 /// aligned). Of the 8 ways to round x, y and z, the one whose length is closest to 1 is kept:
@@ -135,22 +122,21 @@ pub fn rotations(v: &[f32]) -> Vec<u8> {
 
 /// The float value of one component as glTF defines it for `component` (normalized or not).
 pub fn component(bytes: &[u8], component: ComponentType, normalized: bool) -> f32 {
-    let n = |x: f32, max: f32, min: f32| if normalized { (x / max).max(min) } else { x };
-    match component {
-        ComponentType::F32 => bytes.try_into().map(f32::from_le_bytes).unwrap_or(f32::NAN),
-        ComponentType::I8 => n(bytes[0] as i8 as f32, 127.0, -1.0),
-        ComponentType::U8 => n(bytes[0] as f32, 255.0, 0.0),
-        ComponentType::I16 => n(
-            i16::from_le_bytes([bytes[0], bytes[1]]) as f32,
-            32767.0,
-            -1.0,
-        ),
-        ComponentType::U16 => n(
-            u16::from_le_bytes([bytes[0], bytes[1]]) as f32,
-            65535.0,
-            0.0,
-        ),
-        ComponentType::U32 => u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f32,
+    let i16_at = || i16::from_le_bytes([bytes[0], bytes[1]]);
+    let u16_at = || u16::from_le_bytes([bytes[0], bytes[1]]);
+    match (component, normalized) {
+        (ComponentType::F32, _) => bytes.try_into().map(f32::from_le_bytes).unwrap_or(f32::NAN),
+        (ComponentType::I8, true) => from_snorm8(bytes[0] as i8),
+        (ComponentType::I8, false) => bytes[0] as i8 as f32,
+        (ComponentType::U8, true) => from_unorm8(bytes[0]),
+        (ComponentType::U8, false) => bytes[0] as f32,
+        (ComponentType::I16, true) => from_snorm16(i16_at()),
+        (ComponentType::I16, false) => i16_at() as f32,
+        (ComponentType::U16, true) => from_unorm16(u16_at()),
+        (ComponentType::U16, false) => u16_at() as f32,
+        (ComponentType::U32, _) => {
+            u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as f32
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! Decoding follows Direct3D: missing components read as (0, 0, 0, 1); D3DCOLOR bytes are B, G, R, A and
 //! decode to (R, G, B, A) / 255. Meaning (a normal stored in a colour) is applied by the model adapter.
 
+use crate::normalized::{from_snorm16, from_unorm16, snorm16, unorm16, unorm8};
 use half::f16;
 
 /// D3DDECLTYPE.
@@ -115,8 +116,8 @@ impl DeclType {
         let i16_at = |i: usize| i16::from_le_bytes([b[i], b[i + 1]]);
         let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
         let h = |i: usize| f16::from_bits(u16_at(i)).to_f32();
-        let snorm16 = |i: usize| (i16_at(i) as f32 / 32767.0).max(-1.0);
-        let unorm16 = |i: usize| u16_at(i) as f32 / 65535.0;
+        let snorm16 = |i: usize| from_snorm16(i16_at(i));
+        let unorm16 = |i: usize| from_unorm16(u16_at(i));
         match self {
             Float1 => [f(0), 0.0, 0.0, 1.0],
             Float2 => [f(0), f(4), 0.0, 1.0],
@@ -213,9 +214,8 @@ impl DeclType {
     /// representable value and clamping to the type's range.
     pub fn encode(self, v: [f32; 4], out: &mut Vec<u8>) {
         use DeclType::*;
-        let unorm8 = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
-        let snorm16 = |x: f32| ((x.clamp(-1.0, 1.0) * 32767.0).round() as i16).to_le_bytes();
-        let unorm16 = |x: f32| ((x.clamp(0.0, 1.0) * 65535.0).round() as u16).to_le_bytes();
+        let snorm16 = |x: f32| snorm16(x).to_le_bytes();
+        let unorm16 = |x: f32| unorm16(x).to_le_bytes();
         let short =
             |x: f32| (x.round().clamp(i16::MIN as f32, i16::MAX as f32) as i16).to_le_bytes();
         let h = |x: f32| f16::from_f32(x).to_bits().to_le_bytes();
