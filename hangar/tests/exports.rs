@@ -159,26 +159,18 @@ fn an_actor_through_gltf_keeps_its_skin_and_only_lod_0() {
 
 /// A triangle with one morph target `bulge`, as Blender exports a shape key.
 fn morph_gltf() -> Vec<u8> {
-    use base64::Engine;
-    let mut blob = Vec::new();
-    for v in [
-        0.0f32, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 0.5, 0., 0., 0.5, 0., 0., 0.5,
-    ] {
-        blob.extend(v.to_le_bytes());
-    }
-    for i in [0u16, 1, 2, 0] {
-        blob.extend(i.to_le_bytes());
-    }
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(&blob)
+    let (uri, len) = common::data_uri(
+        &[
+            0.0, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 0.5, 0., 0., 0.5, 0., 0., 0.5,
+        ],
+        &[0, 1, 2, 0],
     );
     serde_json::json!({
         "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
         "nodes": [{"name": "tri", "mesh": 0}],
         "meshes": [{"name": "tri", "primitives": [{"attributes": {"POSITION": 0}, "indices": 2, "targets": [{"POSITION": 1}]}],
                     "weights": [0], "extras": {"targetNames": ["bulge"]}}],
-        "buffers": [{"byteLength": blob.len(), "uri": uri}],
+        "buffers": [{"byteLength": len, "uri": uri}],
         "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36}, {"buffer": 0, "byteOffset": 36, "byteLength": 36},
                         {"buffer": 0, "byteOffset": 72, "byteLength": 6}],
         "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0,0,0], "max": [1,1,0]},

@@ -779,19 +779,9 @@ fn broken_tga_files_are_errors_with_their_place() {
 /// A textured triangle as a .gltf whose material names `base` and `normal` (image names, as
 /// hangar's own glTFs carry the game's paths).
 fn textured_gltf(base: &str, normal: &str) -> Vec<u8> {
-    use base64::Engine;
-    let mut blob = Vec::new();
-    for v in [
-        0.0f32, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 1.,
-    ] {
-        blob.extend(v.to_le_bytes());
-    }
-    for i in [0u16, 1, 2, 0] {
-        blob.extend(i.to_le_bytes());
-    }
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(&blob)
+    let (uri, len) = common::data_uri(
+        &[0.0, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 1.],
+        &[0, 1, 2, 0],
     );
     serde_json::json!({
         "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
@@ -800,7 +790,7 @@ fn textured_gltf(base: &str, normal: &str) -> Vec<u8> {
         "materials": [{"name": "hull", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}, "normalTexture": {"index": 1}}],
         "textures": [{"source": 0}, {"source": 1}],
         "images": [{"uri": "a.png", "name": base}, {"uri": "b.png", "name": normal}],
-        "buffers": [{"byteLength": blob.len(), "uri": uri}],
+        "buffers": [{"byteLength": len, "uri": uri}],
         "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36}, {"buffer": 0, "byteOffset": 36, "byteLength": 24},
                         {"buffer": 0, "byteOffset": 60, "byteLength": 6}],
         "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0,0,0], "max": [1,1,0]},

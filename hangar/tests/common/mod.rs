@@ -60,6 +60,24 @@ pub fn name(p: &Path) -> String {
     p.file_name().unwrap().to_string_lossy().into_owned()
 }
 
+/// A glTF buffer URI holding `floats` then `indices` (u16), and its length in bytes, as tests
+/// build tiny meshes.
+pub fn data_uri(floats: &[f32], indices: &[u16]) -> (String, usize) {
+    use base64::Engine;
+    let mut blob = Vec::new();
+    for v in floats {
+        blob.extend(v.to_le_bytes());
+    }
+    for i in indices {
+        blob.extend(i.to_le_bytes());
+    }
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&blob)
+    );
+    (uri, blob.len())
+}
+
 /// Reads a .glb with the `gltf` crate: the document and its binary chunk.
 pub fn load_glb(bytes: &[u8]) -> (gltf::Document, Vec<u8>) {
     let g = gltf::Gltf::from_slice(bytes).expect("a valid glb");
