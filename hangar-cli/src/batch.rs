@@ -81,9 +81,6 @@ fn convert_entry(
     let label = Path::new(game_path);
     let opened = any::open(&bytes, label)?;
     let dest = output.join(game_path).with_extension(to);
-    if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    any::convert_textured(&opened, label, &dest, &[], opts)?.write(&dest)?;
+    any::convert_and_write(&opened, label, &dest, &[], opts)?;
     Ok(())
 }

@@ -288,6 +288,7 @@ impl TextureArgs {
                     MipLevels::None => dds::encode::Mipmaps::None,
                 },
             },
+            nearby: Default::default(),
         })
     }
 }
@@ -299,7 +300,7 @@ impl TextureArgs {
 fn keep_freed_memory() {
     // SAFETY: mallopt only sets allocator parameters; called first thing, before other threads.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
     }
 }
@@ -613,20 +614,22 @@ fn convert_one(
         .into_iter()
         .zip(&motion_files)
         .collect();
-    let converted = any::convert_textured(&opened, input, output, &labels, opts)?;
-    let warnings = &converted.warnings;
+    if let Some(dir) = output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+    {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+    }
+    let written = any::convert_and_write(&opened, input, output, &labels, opts)?;
+    let warnings = &written.warnings;
     print_warnings(input, &opened.warnings, verbose);
     print_warnings(input, warnings, verbose);
     for (m, o) in motions.iter().zip(&motion_files) {
         print_warnings(m, &o.warnings, verbose);
     }
-    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
-    }
-    converted.write(output)?;
     if verbose {
-        eprintln!("{}", wrote(output, &converted));
+        eprintln!("{}", wrote(output, written.bytes, written.files));
     }
     let mut all: Vec<String> = Vec::new();
     let mut keep = |file: &Path, w: &[hangar::Warning]| {
@@ -676,17 +679,19 @@ fn convert_component(
     let converted = any::convert_component(input, output, opts)?;
     print_warnings(input, &converted.warnings, verbose);
     converted.write(output)?;
-    eprintln!("{}", wrote(output, &converted));
+    eprintln!(
+        "{}",
+        wrote(output, converted.bytes.len(), converted.files.len())
+    );
     Ok(())
 }
 
 /// What a conversion wrote: the file, and the texture files beside it.
-fn wrote(output: &Path, converted: &any::Converted) -> String {
+fn wrote(output: &Path, bytes: usize, files: usize) -> String {
     format!(
-        "wrote {} ({} bytes{})",
+        "wrote {} ({bytes} bytes{})",
         output.display(),
-        converted.bytes.len(),
-        match converted.files.len() {
+        match files {
             0 => String::new(),
             n => format!(
                 ", and {n} texture files in {}",
@@ -754,12 +759,7 @@ fn convert_folder(
     let results: Vec<(&hangar::batch::Job, Result<Vec<String>>)> = jobs
         .par_iter()
         .map(|j| {
-            let r = j
-                .output
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .map_err(anyhow::Error::from)
-                .and_then(|_| convert_one(&j.input, &j.output, &j.motions, verbose, opts));
+            let r = convert_one(&j.input, &j.output, &j.motions, verbose, opts);
             bar.inc(1);
             (j, r)
         })

@@ -5,11 +5,12 @@
 
 use crate::detect::Format;
 use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::io::Pieces;
 use crate::model::Scene;
 use crate::validate::Finding;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One format hangar reads.
 pub trait FileFormat: Sync {
@@ -316,24 +317,26 @@ impl FileFormat for DumpFormat {
     }
 }
 
-/// Writes a neutral scene as glTF (`.glb`, `.gltf`) or OBJ.
-fn scene_output(
-    scene: &Scene,
+/// Writes a neutral scene as glTF (`.glb`, `.gltf`) or OBJ: the bytes (a .glb's borrowed from
+/// `scene`) and the warnings.
+fn scene_output<'s>(
+    scene: &'s Scene,
     output: &Path,
-    images: Option<&crate::textures::Placement>,
+    images: Option<&'s crate::textures::Placement>,
     gltf: crate::gltf::export::Options,
-) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
+) -> Option<Result<(Pieces<'s>, Vec<Warning>)>> {
     let ext = ext_of(output);
     let bytes = match ext.as_str() {
-        "obj" => return Some(Ok((crate::obj::to_obj(scene), Vec::new()))),
+        "obj" => return Some(Ok((crate::obj::to_obj(scene).into(), Vec::new()))),
         "glb" | "gltf" => (|| {
-            let e = crate::gltf::export::to_gltf_with(scene, images, gltf)?;
+            let mut e = crate::gltf::export::to_gltf_with(scene, images, gltf)?;
+            let warnings = std::mem::take(&mut e.warnings);
             let bytes = if ext == "glb" {
-                e.to_glb()?
+                e.into_glb_pieces()?
             } else {
-                e.to_gltf_text()?
+                e.to_gltf_text()?.into()
             };
-            Ok((bytes, e.warnings.clone()))
+            Ok((bytes, warnings))
         })(),
         _ => return None,
     };
@@ -439,16 +442,59 @@ impl Converted {
     /// Writes `output` and its files as one output (see [`crate::io::write_outputs`]): all of
     /// them or none, the output itself last.
     pub fn write(&self, output: &Path) -> Result<()> {
-        let dir = output.parent().unwrap_or(Path::new(""));
-        let paths: Vec<std::path::PathBuf> = self.files.iter().map(|(p, _)| dir.join(p)).collect();
-        let mut all: Vec<(&Path, &[u8])> = paths
-            .iter()
-            .zip(&self.files)
-            .map(|(p, (_, b))| (p.as_path(), b.as_slice()))
-            .collect();
-        all.push((output, &self.bytes));
-        crate::io::write_outputs(&all)
+        write_with_files(output, &self.bytes[..].into(), &self.files)
     }
+}
+
+/// [`Converted`] as it is made, before its bytes are joined: the output as pieces borrowed from
+/// the scene (see [`convert_and_write`]).
+struct Made<'a> {
+    body: Pieces<'a>,
+    files: Vec<(std::path::PathBuf, Vec<u8>)>,
+    warnings: Vec<Warning>,
+}
+
+impl Made<'_> {
+    fn converted(self) -> Converted {
+        Converted {
+            bytes: self.body.to_vec(),
+            files: self.files,
+            warnings: self.warnings,
+        }
+    }
+
+    fn write(self, output: &Path) -> Result<Wrote> {
+        write_with_files(output, &self.body, &self.files)?;
+        Ok(Wrote {
+            bytes: self.body.len(),
+            files: self.files.len(),
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// What [`convert_and_write`] wrote: the output's size, how many files went beside it, and what
+/// was noticed on the way.
+#[derive(Debug, Default)]
+pub struct Wrote {
+    pub bytes: usize,
+    pub files: usize,
+    pub warnings: Vec<Warning>,
+}
+
+/// Writes `output` and `files` (relative to its folder) as one output: all or none, `output` last.
+fn write_with_files(
+    output: &Path,
+    body: &Pieces<'_>,
+    files: &[(std::path::PathBuf, Vec<u8>)],
+) -> Result<()> {
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let paths: Vec<std::path::PathBuf> = files.iter().map(|(p, _)| dir.join(p)).collect();
+    let bodies: Vec<Pieces<'_>> = files.iter().map(|(_, b)| b[..].into()).collect();
+    let mut all: Vec<(&Path, &Pieces<'_>)> =
+        paths.iter().map(PathBuf::as_path).zip(&bodies).collect();
+    all.push((output, body));
+    crate::io::write_outputs(&all)
 }
 
 /// [`convert_with`] with options (textures: where to look, how the glTF carries them, PNG
@@ -460,22 +506,42 @@ pub fn convert_textured(
     motions: &[(String, &Opened<'_>)],
     opts: &ConvertOptions,
 ) -> Result<Converted> {
-    convert_inner(opened, input, output, motions, opts).map_err(|mut e| {
-        // A refused output is the input's doing: name both.
-        if e.file.is_none() {
-            e.message = format!("{} (converting {})", e.message, input.display());
-        }
-        e.in_file(output)
-    })
+    convert_inner(opened, input, output, motions, opts, |m| Ok(m.converted()))
+        .map_err(naming(input, output))
 }
 
-fn convert_inner(
+/// [`convert_textured`], written to `output` (and the files that go with it) as it is made: a
+/// .glb goes to disk straight from the scene's arrays, never assembled in memory.
+pub fn convert_and_write(
     opened: &Opened<'_>,
     input: &Path,
     output: &Path,
     motions: &[(String, &Opened<'_>)],
     opts: &ConvertOptions,
-) -> Result<Converted> {
+) -> Result<Wrote> {
+    convert_inner(opened, input, output, motions, opts, |m| m.write(output))
+        .map_err(naming(input, output))
+}
+
+/// A conversion error named after the output; a refused output is the input's doing, so a
+/// message without a file names both.
+fn naming<'a>(input: &'a Path, output: &'a Path) -> impl FnOnce(Error) -> Error + 'a {
+    move |mut e| {
+        if e.file.is_none() {
+            e.message = format!("{} (converting {})", e.message, input.display());
+        }
+        e.in_file(output)
+    }
+}
+
+fn convert_inner<T>(
+    opened: &Opened<'_>,
+    input: &Path,
+    output: &Path,
+    motions: &[(String, &Opened<'_>)],
+    opts: &ConvertOptions,
+    then: impl FnOnce(Made<'_>) -> Result<T>,
+) -> Result<T> {
     check_output(output)?;
     let ext = ext_of(output);
     if !motions.is_empty() && !matches!(ext.as_str(), "glb" | "gltf") {
@@ -488,34 +554,35 @@ fn convert_inner(
             "--modl-version applies to an M3 output (.m3 or .m3a) only",
         ));
     }
-    let plain = |(bytes, warnings)| Converted {
-        bytes,
+    let plain = |(bytes, warnings): (Vec<u8>, Vec<Warning>)| Made {
+        body: bytes.into(),
         files: Vec::new(),
         warnings,
     };
     if ext == "json" {
-        return Ok(plain((opened.dump()?.into_bytes(), Vec::new())));
+        return then(plain((opened.dump()?.into_bytes(), Vec::new())));
     }
     if motions.is_empty() && opts.write == WriteOptions::default() {
         if let Some(r) = opened.document.write(output) {
-            return r.map(plain);
+            return then(plain(r?));
         }
     }
     let (mut scene, mut warnings) = opened.document.to_scene(&stem(input), motions)?;
     if let Some(f) = FORMATS.iter().find(|f| f.writes_scene(output)) {
         let (bytes, w) = f.write_scene(&scene, output, &opts.write)?;
         warnings.extend(w);
-        return Ok(plain((bytes, warnings)));
+        return then(plain((bytes, warnings)));
     }
-    let (placement, w) = textured_scene(&mut scene, input, output, &opts.textures);
+    let (mut placement, w) = textured_scene(&mut scene, input, output, &opts.textures);
     warnings.extend(w);
+    let files = std::mem::take(&mut placement.files);
     match scene_output(&scene, output, Some(&placement), opts.gltf) {
         Some(r) => {
-            let (bytes, w) = r?;
+            let (body, w) = r?;
             warnings.extend(w);
-            Ok(Converted {
-                bytes,
-                files: placement.files,
+            then(Made {
+                body,
+                files,
                 warnings,
             })
         }
@@ -572,15 +639,16 @@ pub fn convert_component(dir: &Path, output: &Path, opts: &ConvertOptions) -> Re
     }
     // Textures are looked for around the XML, or inside a bare folder.
     let model = xml.unwrap_or_else(|| dir.join("component"));
-    let (placement, w) = textured_scene(&mut scene, &model, output, &opts.textures);
+    let (mut placement, w) = textured_scene(&mut scene, &model, output, &opts.textures);
     warnings.extend(w);
+    let files = std::mem::take(&mut placement.files);
     match scene_output(&scene, output, Some(&placement), opts.gltf) {
         Some(r) => {
-            let (bytes, w) = r.map_err(|e| e.in_file(output))?;
+            let (body, w) = r.map_err(|e| e.in_file(output))?;
             warnings.extend(w);
             Ok(Converted {
-                bytes,
-                files: placement.files,
+                bytes: body.to_vec(),
+                files,
                 warnings,
             })
         }

@@ -40,13 +40,29 @@ pub fn read_input(path: &Path) -> Result<Input> {
             return Ok(Input::Mapped(m));
         }
     }
-    std::fs::read(path)
-        .map(Input::Read)
-        .map_err(|e| Error::io(path, e))
+    // Read from the file already open (reopening it by name cost two more system calls per file).
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    // The size is a hint (a file may grow, /proc says 0): a failed reservation just reads in steps.
+    let _ = bytes.try_reserve_exact(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    (&f).read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(Input::Read(bytes))
 }
 
-/// True when `a` and `b` name the same existing file.
+/// True when `a` and `b` name the same existing file (through links too).
 pub fn same_file(a: &Path, b: &Path) -> bool {
+    // The file's identity from one stat each: resolving both paths cost a batch a dozen system
+    // calls per file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
@@ -93,11 +109,67 @@ fn temp_for(path: &Path) -> std::path::PathBuf {
     dir.join(format!(".{name}.hangar-{}.tmp", std::process::id()))
 }
 
+/// A file's bytes as the slices it is made of, in order (a .glb: its head, then the scene's own
+/// arrays), so it is written without being joined into one buffer first.
+#[derive(Debug, Default)]
+pub struct Pieces<'a>(pub Vec<std::borrow::Cow<'a, [u8]>>);
+
+impl<'a> Pieces<'a> {
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|p| p.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|p| p.is_empty())
+    }
+
+    /// The bytes joined.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        for p in &self.0 {
+            out.extend_from_slice(p);
+        }
+        out
+    }
+
+    /// Writes every slice, a batch of them per system call.
+    pub fn write_to(&self, f: &mut impl Write) -> std::io::Result<()> {
+        let mut slices: Vec<std::io::IoSlice<'_>> = self
+            .0
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| std::io::IoSlice::new(p))
+            .collect();
+        let mut rest = &mut slices[..];
+        while !rest.is_empty() {
+            match f.write_vectored(rest) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => std::io::IoSlice::advance_slices(&mut rest, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl From<Vec<u8>> for Pieces<'_> {
+    fn from(bytes: Vec<u8>) -> Self {
+        Pieces(vec![bytes.into()])
+    }
+}
+
+impl<'a> From<&'a [u8]> for Pieces<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Pieces(vec![bytes.into()])
+    }
+}
+
 /// Writes several files as one output (a glTF and the textures it names): every file goes to a
 /// temporary file beside it first, and only when all of them are written are they renamed, in
 /// order (so the last one, the file naming the others, appears last). A failure while writing
 /// leaves none of them; folders are made as needed.
-pub fn write_outputs(files: &[(&Path, &[u8])]) -> Result<()> {
+pub fn write_outputs(files: &[(&Path, &Pieces<'_>)]) -> Result<()> {
     let mut temps: Vec<std::path::PathBuf> = Vec::with_capacity(files.len());
     let clean = |temps: &[std::path::PathBuf]| {
         for t in temps {
@@ -106,13 +178,16 @@ pub fn write_outputs(files: &[(&Path, &[u8])]) -> Result<()> {
     };
     for (path, bytes) in files {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Err(e) = std::fs::create_dir_all(dir) {
-                clean(&temps);
-                return Err(Error::io(dir, e));
+            // One stat for the usual case of a folder that is already there.
+            if !dir.is_dir() {
+                if let Err(e) = std::fs::create_dir_all(dir) {
+                    clean(&temps);
+                    return Err(Error::io(dir, e));
+                }
             }
         }
         let tmp = temp_for(path);
-        let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes));
+        let written = std::fs::File::create(&tmp).and_then(|mut f| bytes.write_to(&mut f));
         temps.push(tmp);
         if let Err(e) = written {
             clean(&temps);

@@ -8,10 +8,11 @@ use crate::error::Warning;
 use crate::formats::dds::{self, PngCompression};
 use crate::formats::x4xml::material_library::Library;
 use crate::model::Scene;
-use crate::vfs::GameView;
+use crate::vfs::{GameView, Nearby};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How a glTF output carries its textures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub struct Options {
     pub surfaces: dds::Surfaces,
     /// How a .dds output is encoded.
     pub dds: dds::encode::Options,
+    /// The folders around the models converted with these options (a batch's share them).
+    pub nearby: Nearby,
 }
 
 /// A texture file converted to a picture file.
@@ -134,7 +137,7 @@ pub struct Placement {
 /// Where one model's textures are looked for.
 pub struct Search<'a> {
     views: Vec<&'a GameView>,
-    owned: Vec<GameView>,
+    owned: Vec<Arc<GameView>>,
     /// A game or mod is in view (named by the user, or a mod root around the model): textures it
     /// lacks are a problem, not just elsewhere.
     pub has_game: bool,
@@ -142,15 +145,15 @@ pub struct Search<'a> {
 
 impl<'a> Search<'a> {
     /// The user's views, then the mod root around `model`, then the model's folder.
-    pub fn new(model: &Path, user: &'a [GameView]) -> Search<'a> {
+    pub fn new(model: &Path, user: &'a [GameView], nearby: &Nearby) -> Search<'a> {
         let mut owned = Vec::new();
-        let around = GameView::around(model);
+        let around = nearby.around(model);
         let has_game = !user.is_empty() || around.is_some();
         if let Some((v, _)) = around {
             owned.push(v);
         }
         let dir = model.parent().filter(|p| !p.as_os_str().is_empty());
-        if let Ok(v) = GameView::folder(dir.unwrap_or(Path::new("."))) {
+        if let Some(v) = nearby.folder(dir.unwrap_or(Path::new("."))) {
             owned.push(v);
         }
         Search {
@@ -161,7 +164,10 @@ impl<'a> Search<'a> {
     }
 
     fn all(&self) -> impl Iterator<Item = &GameView> {
-        self.views.iter().copied().chain(self.owned.iter())
+        self.views
+            .iter()
+            .copied()
+            .chain(self.owned.iter().map(|v| &**v))
     }
 
     /// The candidates the game would try for `path`: as written, then `.gz` and `.dds` for one
@@ -265,7 +271,7 @@ type Found = (String, Result<Png, Miss>, Vec<Warning>);
 /// Its path stays in the material's extras where the format reader put it.
 pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Vec<Warning>) {
     let mut warnings = Vec::new();
-    let search = Search::new(model, &opts.views);
+    let search = Search::new(model, &opts.views, &opts.nearby);
     // X4 names materials `collection.material`; the library knows their textures.
     let untextured =
         |m: &crate::model::Material| m.textures == Default::default() && m.name.contains('.');

@@ -637,23 +637,34 @@ pub fn to_gltf_with<'s>(
     Ok(e)
 }
 
-impl Export<'_> {
-    /// Copies the pieces into `out` (which holds `bin_len` bytes); the gaps are alignment zeros.
-    fn fill_bin(&self, out: &mut [u8]) {
-        for (offset, bytes) in &self.pieces {
-            out[*offset..offset + bytes.len()].copy_from_slice(bytes);
-        }
-    }
-
+impl<'s> Export<'s> {
     /// The buffer's bytes.
     pub fn bin(&self) -> Vec<u8> {
-        let mut out = vec![0; self.bin_len];
-        self.fill_bin(&mut out);
-        out
+        laid_out(Vec::new(), self.borrowed(), self.bin_len).to_vec()
+    }
+
+    fn borrowed(&self) -> Vec<(usize, Cow<'_, [u8]>)> {
+        self.pieces
+            .iter()
+            .map(|(o, b)| (*o, Cow::Borrowed(&b[..])))
+            .collect()
     }
 
     /// Binary glTF: a 12-byte header, the JSON chunk padded with spaces, the BIN chunk.
     pub fn to_glb(&self) -> Result<Vec<u8>> {
+        Ok(laid_out(self.glb_head()?, self.borrowed(), self.bin_len).to_vec())
+    }
+
+    /// [`Self::to_glb`] as the slices it is made of: the head (header, JSON chunk, BIN chunk
+    /// header), then the buffer's pieces, still borrowed from the scene, with their alignment
+    /// zeros. The file is written from these without being assembled (that copy, and the fresh
+    /// memory it faulted in, was a third of an XMF batch).
+    pub fn into_glb_pieces(self) -> Result<crate::io::Pieces<'s>> {
+        Ok(laid_out(self.glb_head()?, self.pieces, self.bin_len))
+    }
+
+    /// The .glb up to the BIN chunk's bytes.
+    fn glb_head(&self) -> Result<Vec<u8>> {
         let mut json = serde_json::to_vec(&self.root)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, "gltf", e.to_string()))?;
         json.resize(json.len().next_multiple_of(4), b' ');
@@ -671,35 +682,18 @@ impl Export<'_> {
                 "a .glb holds at most 4 GiB",
             )
         })?;
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(b"glTF");
-        out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&total32.to_le_bytes());
-        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"JSON");
-        out.extend_from_slice(&json);
+        let mut head = Vec::with_capacity(28 + json.len());
+        head.extend_from_slice(b"glTF");
+        head.extend_from_slice(&2u32.to_le_bytes());
+        head.extend_from_slice(&total32.to_le_bytes());
+        head.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        head.extend_from_slice(b"JSON");
+        head.extend_from_slice(&json);
         if self.bin_len > 0 {
-            out.extend_from_slice(&(self.bin_len as u32).to_le_bytes());
-            out.extend_from_slice(b"BIN\0");
-            // Pieces lie in rising offsets: appended in turn with their alignment gaps (no
-            // zero-filled buffer copied over a second time).
-            let start = out.len();
-            let in_order = self
-                .pieces
-                .windows(2)
-                .all(|w| w[0].0 + w[0].1.len() <= w[1].0);
-            if in_order {
-                for (offset, bytes) in &self.pieces {
-                    out.resize(start + offset, 0);
-                    out.extend_from_slice(bytes);
-                }
-                out.resize(total, 0);
-            } else {
-                out.resize(total, 0);
-                self.fill_bin(&mut out[start..]);
-            }
+            head.extend_from_slice(&(self.bin_len as u32).to_le_bytes());
+            head.extend_from_slice(b"BIN\0");
         }
-        Ok(out)
+        Ok(head)
     }
 
     /// Text glTF with the buffer embedded as a base64 data URI, so one file holds everything.
@@ -717,10 +711,39 @@ impl Export<'_> {
     }
 }
 
+/// `head`, then a buffer of `len` bytes made of `pieces` (at their offsets, which never overlap)
+/// with zeros in the gaps.
+fn laid_out<'p>(
+    head: Vec<u8>,
+    mut pieces: Vec<(usize, Cow<'p, [u8]>)>,
+    len: usize,
+) -> crate::io::Pieces<'p> {
+    static ZEROS: [u8; 4] = [0; 4];
+    let gap = |n: usize| -> Option<Cow<'p, [u8]>> {
+        match n {
+            0 => None,
+            1..=4 => Some(Cow::Borrowed(&ZEROS[..n])),
+            _ => Some(Cow::Owned(vec![0; n])),
+        }
+    };
+    pieces.sort_by_key(|(offset, _)| *offset);
+    let mut out = vec![Cow::Owned(head)];
+    let mut at = 0;
+    for (offset, bytes) in pieces {
+        debug_assert!(offset >= at, "buffer pieces overlap");
+        out.extend(gap(offset.saturating_sub(at)));
+        at = offset + bytes.len();
+        out.push(bytes);
+    }
+    out.extend(gap(len.saturating_sub(at)));
+    crate::io::Pieces(out)
+}
+
 /// `scene` as a .glb file.
 pub fn to_glb(scene: &Scene) -> Result<(Vec<u8>, Vec<Warning>)> {
-    let e = to_gltf(scene)?;
-    Ok((e.to_glb()?, e.warnings))
+    let mut e = to_gltf(scene)?;
+    let warnings = std::mem::take(&mut e.warnings);
+    Ok((e.into_glb_pieces()?.to_vec(), warnings))
 }
 
 fn export_skins<'s>(b: &mut Builder<'s>, scene: &'s Scene) -> Vec<Index<json::Skin>> {

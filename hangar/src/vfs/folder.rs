@@ -8,14 +8,23 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// A folder's entries by lower-case name.
-type Listing = Arc<HashMap<String, OsString>>;
+/// What a folder entry is, as its listing says (no further system call).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    /// A link, or an entry whose type the listing does not give: resolved before it is trusted.
+    Other,
+}
+
+/// A folder's entries by lower-case name (several when names differ only in case).
+type Listing = Arc<HashMap<String, Vec<(OsString, Kind)>>>;
 
 pub struct Folder {
     /// The folder with every link resolved, so a found file can be checked to lie inside it.
     root: PathBuf,
-    /// Listings read for case-insensitive matches: a model names many textures in one folder, and
-    /// listing it again for each (and each candidate extension) was a quarter of an M3 batch.
+    /// Listings read for lookups: a model names many textures in one folder, and asking the
+    /// system about each candidate name (and each of its parts) was a fifth of an M3 batch.
     listings: Mutex<HashMap<PathBuf, Listing>>,
 }
 
@@ -41,12 +50,24 @@ impl Folder {
     /// The regular file at the normalized game path `norm` (see [`super::normalize`]).
     pub fn find(&self, norm: &str) -> Option<PathBuf> {
         let mut path = self.root.clone();
+        let mut kind = Kind::Dir;
         for part in norm.split('/').filter(|p| !p.is_empty()) {
-            path = self.child(&path, part)?;
+            if kind == Kind::File {
+                return None;
+            }
+            let (name, k) = self.child(&path, part)?;
+            path.push(name);
+            kind = if kind == Kind::Other { kind } else { k };
         }
-        // Links may point anywhere: only what resolves inside the root counts.
-        let real = std::fs::canonicalize(&path).ok()?;
-        (real.starts_with(&self.root) && real.is_file()).then_some(real)
+        match kind {
+            Kind::File => Some(path),
+            Kind::Dir => None,
+            // Links may point anywhere: only what resolves inside the root counts.
+            Kind::Other => {
+                let real = std::fs::canonicalize(&path).ok()?;
+                (real.starts_with(&self.root) && real.is_file()).then_some(real)
+            }
+        }
     }
 
     /// Every regular file at or below the game folder `prefix`, as normalized game paths.
@@ -54,7 +75,7 @@ impl Folder {
         let mut start = self.root.clone();
         for part in prefix.split('/').filter(|p| !p.is_empty()) {
             match self.child(&start, part) {
-                Some(p) => start = p,
+                Some((name, _)) => start.push(name),
                 None => return,
             }
         }
@@ -90,14 +111,14 @@ impl Folder {
 }
 
 impl Folder {
-    /// The entry of `dir` named `part` in any case; the exact name first, as most paths match it.
-    fn child(&self, dir: &Path, part: &str) -> Option<PathBuf> {
-        let exact = dir.join(part);
-        if exact.exists() {
-            return Some(exact);
-        }
+    /// The entry of `dir` named `part` in any case (the exact name first), from `dir`'s listing.
+    fn child(&self, dir: &Path, part: &str) -> Option<(OsString, Kind)> {
         let listing = self.listing(dir)?;
-        listing.get(part).map(|name| dir.join(name))
+        let same = listing.get(&part.to_lowercase())?;
+        same.iter()
+            .find(|(n, _)| n.as_os_str() == part)
+            .or(same.first())
+            .cloned()
     }
 
     fn listing(&self, dir: &Path) -> Option<Listing> {
@@ -106,13 +127,18 @@ impl Folder {
         if let Some(l) = cache.get(dir) {
             return Some(l.clone());
         }
-        let mut names = HashMap::new();
+        let mut names: HashMap<String, Vec<(OsString, Kind)>> = HashMap::new();
         for e in std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()) {
+            let kind = match e.file_type() {
+                Ok(t) if t.is_file() => Kind::File,
+                Ok(t) if t.is_dir() => Kind::Dir,
+                _ => Kind::Other,
+            };
             let name = e.file_name();
-            // The first of two names differing only in case wins, as the old linear search did.
             names
                 .entry(name.to_string_lossy().to_lowercase())
-                .or_insert(name);
+                .or_default()
+                .push((name, kind));
         }
         let l: Listing = Arc::new(names);
         cache.insert(dir.to_path_buf(), l.clone());

@@ -11,7 +11,7 @@ use crate::formats::catalog;
 use crate::io::Input;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 mod folder;
 pub use folder::Folder;
@@ -323,6 +323,65 @@ fn is_game_root(dir: &Path) -> bool {
     ]
     .iter()
     .any(|n| dir.join(n).is_dir())
+}
+
+/// Views of the folders around loose models, kept as long as one set of conversion options
+/// serves (a batch): the models of one folder share its game root, its view and the listings read
+/// through it, where each model asked the system again before (a fifth of an M3 batch).
+#[derive(Default)]
+pub struct Nearby {
+    folders: Mutex<HashMap<PathBuf, Option<Arc<GameView>>>>,
+    /// A model's folder as named → that folder with links resolved, and the game root above it.
+    roots: Mutex<HashMap<PathBuf, Option<Resolved>>>,
+}
+
+/// A folder with its links resolved, and the game root above it.
+type Resolved = (PathBuf, Option<PathBuf>);
+
+impl Nearby {
+    /// A view of the folder `dir`.
+    pub fn folder(&self, dir: &Path) -> Option<Arc<GameView>> {
+        // A poisoned lock only means another thread panicked mid-insert: the map is still whole.
+        let mut folders = self.folders.lock().unwrap_or_else(|e| e.into_inner());
+        folders
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| GameView::folder(dir).ok().map(Arc::new))
+            .clone()
+    }
+
+    /// [`GameView::around`], worked out once per folder.
+    pub fn around(&self, file: &Path) -> Option<(Arc<GameView>, String)> {
+        let name = file.file_name()?;
+        if std::fs::symlink_metadata(file)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            // A link's root is the one around the file it points to.
+            let (v, p) = GameView::around(file)?;
+            return Some((Arc::new(v), p));
+        }
+        let dir = file.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = dir.unwrap_or(Path::new("."));
+        let (real, root) = {
+            let mut roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
+            roots
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| {
+                    let real = std::fs::canonicalize(dir).ok()?;
+                    let root = real
+                        .ancestors()
+                        .find(|d| is_game_root(d))
+                        .map(Path::to_path_buf);
+                    Some((real, root))
+                })
+                .clone()?
+        };
+        let root = root?;
+        let rel = real.join(name);
+        let game_path = normalize(&rel.strip_prefix(&root).ok()?.to_string_lossy()).ok()?;
+        Some((self.folder(&root)?, game_path))
+    }
 }
 
 /// The bytes a command-line argument names: `GAME::path` through the game view, else the file.
