@@ -102,14 +102,15 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
         let span = &data[e.offset..end];
         // Formatted only for a warning: a model has thousands of sections.
         let path = || format!("{root}.index[{i}]");
-        let name = e.tag.name();
+        let name = || e.tag.name();
         let mut layout = None;
         match t.layout(e.tag, e.version, small) {
             None if !t.knows_tag(e.tag) => warnings.push(Warning::new(
                 Some(e.offset as u64),
                 path(),
                 format!(
-                    "unknown tag {name} v{} ({} entries, {} bytes): kept as raw bytes",
+                    "unknown tag {} v{} ({} entries, {} bytes): kept as raw bytes",
+                    name(),
                     e.version,
                     e.count,
                     span.len()
@@ -119,7 +120,8 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
                 Some(e.offset as u64),
                 path(),
                 format!(
-                    "unknown version {name} v{} (known: {:?}): {} entries kept as raw bytes",
+                    "unknown version {} v{} (known: {:?}): {} entries kept as raw bytes",
+                    name(),
                     e.version,
                     t.versions(e.tag),
                     e.count
@@ -150,7 +152,8 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
                         Some(e.offset as u64),
                         path(),
                         format!(
-                            "size mismatch: {name} v{} entries are {} bytes in the table but the section holds {} bytes for {} entries (about {per} each): kept as raw bytes",
+                            "size mismatch: {} v{} entries are {} bytes in the table but the section holds {} bytes for {} entries (about {per} each): kept as raw bytes",
+                            name(),
                             e.version,
                             l.size,
                             span.len(),

@@ -794,7 +794,8 @@ fn helpers(
 
 /// Key times (ms) and the raw values (VEC3 or QUAT) of one animated property.
 struct Track<'m> {
-    frames: Vec<i32>,
+    /// The key times (ms), as the file stores them: little-endian i32s.
+    frames: &'m [u8],
     values: &'m [u8],
     value_tag: &'static str,
 }
@@ -854,11 +855,11 @@ impl<'m, 'a> Tracks<'m, 'a> {
                 .model
                 .entry(sd, block, tag, || format!("MODL.stc[{si}].{field}"))?;
             // Paths are formatted only when an error needs one: this runs once a track.
-            let frames = self
-                .model
-                .i32s(b.reference("frames").unwrap_or_default(), || {
-                    format!("MODL.stc[{si}].{field}[{block}].frames")
-                })?;
+            let frames =
+                self.model
+                    .values(b.reference("frames").unwrap_or_default(), "I32_", || {
+                        format!("MODL.stc[{si}].{field}[{block}].frames")
+                    })?;
             let vref = b.reference("values").unwrap_or_default();
             let values = self.model.values(vref, value_tag, || {
                 format!("MODL.stc[{si}].{field}[{block}].values")
@@ -871,6 +872,53 @@ impl<'m, 'a> Tracks<'m, 'a> {
         }
         Ok(None)
     }
+}
+
+/// One track's keys: times in seconds from the sequence `start` (ms) and `width` floats each
+/// (rotations normalized, other values finite). Times must rise strictly in glTF: a key earlier
+/// than the one before is dropped, and of keys at the same time the later value is kept.
+fn keys(frames: &[u8], values: &[u8], width: usize, start: i64) -> (Vec<f32>, Vec<f32>) {
+    let time = |f: &[u8]| {
+        let ms = i32::from_le_bytes([f[0], f[1], f[2], f[3]]) as i64;
+        (ms - start).max(0) as f32 / 1000.0
+    };
+    let value = |raw: &[u8], slot: &mut [f32]| {
+        if width == 4 {
+            slot.copy_from_slice(&quat(floats::<4>(raw)).to_array());
+        } else {
+            for (o, c) in slot.iter_mut().zip(floats::<3>(raw)) {
+                *o = if c.is_finite() { c } else { 0.0 };
+            }
+        }
+    };
+    let times: Vec<f32> = frames.chunks_exact(4).map(time).collect();
+    let n = times.len();
+    if times.windows(2).all(|w| w[0] < w[1]) {
+        // The usual track: every key kept, filled in place.
+        let mut out = vec![0.0; n * width];
+        for (slot, raw) in out
+            .chunks_exact_mut(width)
+            .zip(values.chunks_exact(4 * width))
+        {
+            value(raw, slot);
+        }
+        return (times, out);
+    }
+    let mut kept: Vec<f32> = Vec::with_capacity(n);
+    let mut out = Vec::with_capacity(n * width);
+    for (&t, raw) in times.iter().zip(values.chunks_exact(4 * width)) {
+        let at = match kept.last() {
+            Some(&l) if t < l => continue,
+            Some(&l) if t == l => out.len() - width,
+            _ => {
+                kept.push(t);
+                out.resize(out.len() + width, 0.0);
+                out.len() - width
+            }
+        };
+        value(raw, &mut out[at..]);
+    }
+    (kept, out)
 }
 
 fn animations(
@@ -928,35 +976,12 @@ fn animations(
                     continue;
                 };
                 let width = if vt == "QUAT" { 4 } else { 3 };
-                let n = frames.len().min(values.len() / (4 * width));
+                let n = (frames.len() / 4).min(values.len() / (4 * width));
                 let property = [Property::Translation, Property::Rotation, Property::Scale][k];
                 if (property == Property::Rotation) != (width == 4) {
                     continue;
                 }
-                let mut times = Vec::with_capacity(n);
-                let mut out = Vec::with_capacity(n * width);
-                for i in 0..n {
-                    let t = (frames[i] as i64 - start).max(0) as f32 / 1000.0;
-                    let raw = &values[i * 4 * width..(i + 1) * 4 * width];
-                    // Keys must rise strictly: a repeated time keeps the later value.
-                    let at = match times.last() {
-                        Some(&l) if t < l => continue,
-                        Some(&l) if t == l => out.len() - width,
-                        _ => {
-                            times.push(t);
-                            out.resize(out.len() + width, 0.0);
-                            out.len() - width
-                        }
-                    };
-                    let slot = &mut out[at..];
-                    if width == 4 {
-                        slot.copy_from_slice(&quat(floats::<4>(raw)).to_array());
-                    } else {
-                        for (o, c) in slot.iter_mut().zip(floats::<3>(raw)) {
-                            *o = if c.is_finite() { c } else { 0.0 };
-                        }
-                    }
-                }
+                let (times, out) = keys(&frames[..4 * n], &values[..4 * width * n], width, start);
                 if times.is_empty() {
                     continue;
                 }

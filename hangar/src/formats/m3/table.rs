@@ -7,7 +7,7 @@
 use super::Tag;
 pub use crate::raw::{float_bits, float_value};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 const TEXT: &str = include_str!("structures.txt");
@@ -131,8 +131,9 @@ struct Def {
 
 pub struct Table {
     defs: HashMap<Tag, Def>,
-    /// (tag, version, 8-byte references) -> layout.
-    layouts: HashMap<(Tag, u32, bool), Layout>,
+    /// (tag, version, 8-byte references) -> layout. Ordered: a lookup per section (thousands in a
+    /// model) costs a few comparisons instead of hashing the key.
+    layouts: BTreeMap<(Tag, u32, bool), Layout>,
 }
 
 fn parse_ty(s: &str) -> Ty {
@@ -230,7 +231,7 @@ impl Table {
         }
         let mut table = Table {
             defs,
-            layouts: HashMap::new(),
+            layouts: BTreeMap::new(),
         };
         for tag in order {
             let versions = table.defs[&tag].versions.clone();
