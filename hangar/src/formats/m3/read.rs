@@ -43,29 +43,27 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
         count: u32,
         version: u32,
     }
+    // The index was checked to fit: its entries are read straight from the bytes (a cursor
+    // tracking a structure path per field cost a model more than its section layouts).
+    let entries = c.bytes(index_count * INDEX_ENTRY, "index")?;
     let mut index = Vec::with_capacity(index_count);
-    for i in 0..index_count {
-        let e = c.within_item("index", i, |c| {
-            let tag = Tag(c.array::<4>("tag")?);
-            let at = c.pos();
-            let offset = c.u32("offset")? as usize;
-            let count = c.u32("count")?;
-            let version = c.u32("version")?;
-            if offset > index_offset {
-                return Err(c.error_at(
-                    at,
-                    "offset",
-                    format!("section {tag:?} starts at {offset}, past the index at {index_offset}"),
-                ));
-            }
-            Ok(Raw {
-                tag,
-                offset,
-                count,
-                version,
-            })
-        })?;
-        index.push(e);
+    for (i, e) in entries.chunks_exact(INDEX_ENTRY).enumerate() {
+        let word = |k: usize| u32::from_le_bytes([e[k], e[k + 1], e[k + 2], e[k + 3]]);
+        let tag = Tag([e[0], e[1], e[2], e[3]]);
+        let offset = word(4) as usize;
+        if offset > index_offset {
+            return Err(c.error_at(
+                index_offset + i * INDEX_ENTRY + 4,
+                &format!("index[{i}].offset"),
+                format!("section {tag:?} starts at {offset}, past the index at {index_offset}"),
+            ));
+        }
+        index.push(Raw {
+            tag,
+            offset,
+            count: word(8),
+            version: word(12),
+        });
     }
     let tail_start = index_offset + index_count * INDEX_ENTRY;
     if index[0].offset != 0 {

@@ -7,7 +7,7 @@
 use super::Tag;
 pub use crate::raw::{float_bits, float_value};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 const TEXT: &str = include_str!("structures.txt");
@@ -131,9 +131,9 @@ struct Def {
 
 pub struct Table {
     defs: HashMap<Tag, Def>,
-    /// (tag, version, 8-byte references) -> layout. Ordered: a lookup per section (thousands in a
-    /// model) costs a few comparisons instead of hashing the key.
-    layouts: BTreeMap<(Tag, u32, bool), Layout>,
+    /// Layouts sorted by [`layout_key`] (tag, version, 8-byte references): a lookup per section
+    /// (thousands in a model) is a binary search over integers, not a hash of the key.
+    layouts: Vec<(u128, Layout)>,
 }
 
 fn parse_ty(s: &str) -> Ty {
@@ -231,17 +231,21 @@ impl Table {
         }
         let mut table = Table {
             defs,
-            layouts: BTreeMap::new(),
+            layouts: Vec::new(),
         };
         for tag in order {
             let versions = table.defs[&tag].versions.clone();
             for (v, listed) in versions {
                 for small in [false, true] {
                     let l = table.build(tag, v, listed, small);
-                    table.layouts.insert((tag, v, small), l);
+                    table.layouts.push((layout_key(tag, v, small), l));
                 }
             }
         }
+        // A version listed twice: the later description wins.
+        table.layouts.reverse();
+        table.layouts.sort_by_key(|(k, _)| *k);
+        table.layouts.dedup_by_key(|(k, _)| *k);
         table
     }
 
@@ -304,7 +308,11 @@ impl Table {
 
     /// The layout of `tag` at `version`, if the table describes it.
     pub fn layout(&self, tag: Tag, version: u32, small_refs: bool) -> Option<&Layout> {
-        self.layouts.get(&(tag, version, small_refs))
+        let key = layout_key(tag, version, small_refs);
+        self.layouts
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .map(|i| &self.layouts[i].1)
     }
 
     pub fn knows_tag(&self, tag: Tag) -> bool {
@@ -323,18 +331,26 @@ impl Table {
     pub fn all(&self) -> impl Iterator<Item = &Layout> {
         self.layouts
             .iter()
-            .filter(|((_, _, small), _)| !small)
+            .filter(|(k, _)| k & 1 == 0)
             .map(|(_, l)| l)
     }
 
     pub fn inline(&self, tag: Tag, small_refs: bool) -> &Layout {
         let v = self.defs[&tag].versions[0].0;
-        &self.layouts[&(tag, v, small_refs)]
+        self.layout(tag, v, small_refs)
+            .unwrap_or_else(|| panic!("the table builds every version it lists ({tag:?} v{v})"))
     }
 
     pub fn tag_of(&self, tag: Tag) -> Tag {
         self.defs.get(&tag).map_or(tag, |d| d.tag)
     }
+}
+
+/// The sort key of a layout: tag, then version, then the reference size.
+fn layout_key(tag: Tag, version: u32, small_refs: bool) -> u128 {
+    (u128::from(u32::from_le_bytes(tag.0)) << 64)
+        | (u128::from(version) << 1)
+        | u128::from(small_refs)
 }
 
 pub fn table() -> &'static Table {
