@@ -578,6 +578,14 @@ fn meshes(
         let mut bad_lookup = 0usize;
         let mut unweighted = 0usize;
         if let (Some((o, pairs)), true) = (layout.skin, skinned) {
+            // The region's bone lookup resolved once for the 256 indices a vertex can hold.
+            let bone_of: [Option<u16>; 256] = std::array::from_fn(|li| {
+                (li < lookup_count)
+                    .then(|| lookup.get(lookup_first + li))
+                    .flatten()
+                    .filter(|&&b| (b as usize) < bone_count)
+                    .copied()
+            });
             let (joints, weights) = verts()
                 .map(|vb| {
                     let mut joints = [0u16; 4];
@@ -588,21 +596,15 @@ fn meshes(
                         if w == 0 {
                             continue;
                         }
-                        let li = vb[o + pairs + k] as usize;
-                        let bone = if li < lookup_count {
-                            lookup.get(lookup_first + li).map(|&b| b as usize)
-                        } else {
-                            None
-                        };
-                        let Some(bone) = bone.filter(|&b| b < bone_count) else {
+                        let Some(bone) = bone_of[vb[o + pairs + k] as usize] else {
                             bad_lookup += 1;
                             continue;
                         };
                         // The same bone twice adds up.
-                        match joints[..n].iter().position(|&j| j as usize == bone) {
+                        match joints[..n].iter().position(|&j| j == bone) {
                             Some(at) => weights[at] += w as f32,
                             None => {
-                                joints[n] = bone as u16;
+                                joints[n] = bone;
                                 weights[n] = w as f32;
                                 n += 1;
                             }
