@@ -434,7 +434,7 @@ impl From<crate::textures::Options> for ConvertOptions {
 #[derive(Debug, Default)]
 pub struct Converted {
     pub bytes: Vec<u8>,
-    pub files: Vec<(std::path::PathBuf, Vec<u8>)>,
+    pub files: Vec<(PathBuf, Vec<u8>)>,
     pub warnings: Vec<Warning>,
 }
 
@@ -450,7 +450,7 @@ impl Converted {
 /// the scene (see [`convert_and_write`]).
 struct Made<'a> {
     body: Pieces<'a>,
-    files: Vec<(std::path::PathBuf, Vec<u8>)>,
+    files: Vec<(PathBuf, Vec<u8>)>,
     warnings: Vec<Warning>,
 }
 
@@ -483,13 +483,9 @@ pub struct Wrote {
 }
 
 /// Writes `output` and `files` (relative to its folder) as one output: all or none, `output` last.
-fn write_with_files(
-    output: &Path,
-    body: &Pieces<'_>,
-    files: &[(std::path::PathBuf, Vec<u8>)],
-) -> Result<()> {
+fn write_with_files(output: &Path, body: &Pieces<'_>, files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     let dir = output.parent().unwrap_or(Path::new(""));
-    let paths: Vec<std::path::PathBuf> = files.iter().map(|(p, _)| dir.join(p)).collect();
+    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| dir.join(p)).collect();
     let bodies: Vec<Pieces<'_>> = files.iter().map(|(_, b)| b[..].into()).collect();
     let mut all: Vec<(&Path, &Pieces<'_>)> =
         paths.iter().map(PathBuf::as_path).zip(&bodies).collect();
