@@ -312,3 +312,57 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
     };
     std::fs::canonicalize(p).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Pieces;
+    use std::borrow::Cow;
+
+    /// Takes at most 7 bytes and 3 slices a call, as a slow pipe or a full disk cache might.
+    struct Trickle(Vec<u8>);
+
+    impl std::io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(7);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+            let mut n = 0;
+            for b in bufs.iter().take(3) {
+                let take = b.len().min(7 - n);
+                self.0.extend_from_slice(&b[..take]);
+                n += take;
+                if n == 7 {
+                    break;
+                }
+            }
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn pieces_are_written_whole_across_short_writes() {
+        // More slices than one writev takes (IOV_MAX is 1024 on Linux), empty ones among them.
+        let owned: Vec<Vec<u8>> = (0..3000u32)
+            .map(|i| (0..i % 13).map(|k| (i + k) as u8).collect())
+            .collect();
+        let pieces = Pieces(owned.iter().map(|v| Cow::Borrowed(&v[..])).collect());
+        let joined = pieces.to_vec();
+        assert_eq!(joined.len(), owned.iter().map(Vec::len).sum::<usize>());
+        assert_eq!(pieces.len(), joined.len());
+        let mut t = Trickle(Vec::new());
+        pieces.write_to(&mut t).unwrap();
+        assert_eq!(t.0, joined);
+        let mut f = Vec::new();
+        pieces.write_to(&mut f).unwrap();
+        assert_eq!(f, joined);
+        // Slice i holds i % 13 bytes counting up from i: [], [1], [2, 3], [3, 4, 5]...
+        assert_eq!(&joined[..6], &[1, 2, 3, 3, 4, 5]);
+    }
+}

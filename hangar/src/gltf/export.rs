@@ -944,3 +944,73 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{to_gltf_with, Options};
+    use crate::model::{Animation, Channel, Interpolation, Node, Property, Scene};
+
+    fn two_clips() -> Scene {
+        let channel = |property, width: usize, n: usize| Channel {
+            node: 0,
+            property,
+            interpolation: Interpolation::Linear,
+            times: (0..n).map(|i| i as f32 * 0.5).collect(),
+            values: (0..n * width)
+                .map(|i| if width == 4 { 0.5 } else { i as f32 })
+                .collect(),
+        };
+        Scene {
+            nodes: vec![Node::new("bone")],
+            animations: vec![
+                Animation {
+                    name: "Stand".into(),
+                    channels: vec![
+                        channel(Property::Translation, 3, 3),
+                        channel(Property::Rotation, 4, 3),
+                    ],
+                    extras: Default::default(),
+                },
+                Animation {
+                    name: "Walk".into(),
+                    channels: vec![channel(Property::Scale, 3, 5)],
+                    extras: Default::default(),
+                },
+            ],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn animation_keys_share_one_buffer_view_unless_compressed() {
+        let scene = two_clips();
+        let e = to_gltf_with(&scene, None, Options::default()).unwrap();
+        // Inputs: 3 keys (shared by Stand's two channels) and 5 keys; outputs: three.
+        assert_eq!(e.root.accessors.len(), 5);
+        assert_eq!(e.root.buffer_views.len(), 1);
+        let offsets: Vec<u64> = e
+            .root
+            .accessors
+            .iter()
+            .map(|a| a.byte_offset.map_or(0, |o| o.0))
+            .collect();
+        // times 12 bytes, 3 vec3 36, 3 quats 48, times 20, 5 vec3 60: laid end to end.
+        assert_eq!(offsets, vec![0, 12, 48, 96, 116]);
+        assert_eq!(e.root.buffer_views[0].byte_length.0, 176);
+        let glb = e.to_glb().unwrap();
+        let back = gltf::Gltf::from_slice(&glb).unwrap();
+        assert_eq!(back.animations().count(), 2);
+
+        let c = to_gltf_with(
+            &scene,
+            None,
+            Options {
+                compress: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(c.root.accessors.len(), 5);
+        assert!(c.root.accessors.iter().all(|a| a.byte_offset.is_none()));
+    }
+}

@@ -1032,3 +1032,49 @@ fn animations(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::keys;
+
+    fn bytes_i32(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn bytes_f32(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn rising_keys_are_kept_in_seconds_from_the_sequence_start() {
+        let frames = bytes_i32(&[100, 600, 1100]);
+        let values = bytes_f32(&[1.0, 2.0, 3.0, f32::NAN, 5.0, 6.0, 7.0, 8.0, f32::INFINITY]);
+        let (t, v) = keys(&frames, &values, 3, 100);
+        assert_eq!(t, vec![0.0, 0.5, 1.0]);
+        assert_eq!(v, vec![1.0, 2.0, 3.0, 0.0, 5.0, 6.0, 7.0, 8.0, 0.0]);
+    }
+
+    #[test]
+    fn a_repeated_time_keeps_the_later_value_and_a_falling_one_is_dropped() {
+        // Times 0, 0, 500, 200 (falls), 900; the start clamps 0 - 100 to 0.
+        let frames = bytes_i32(&[0, 100, 600, 300, 1000]);
+        let q = |z: f32| [0.0, 0.0, z, 1.0];
+        let raw: Vec<f32> = [q(0.0), q(1.0), q(2.0), q(3.0), q(4.0)].concat();
+        let (t, v) = keys(&frames, &bytes_f32(&raw), 4, 100);
+        assert_eq!(t, vec![0.0, 0.5, 0.9]);
+        // Rotations come back normalized: (0, 0, z, 1) / sqrt(z^2 + 1).
+        let n = |z: f32| {
+            [
+                0.0,
+                0.0,
+                z / (z * z + 1.0).sqrt(),
+                1.0 / (z * z + 1.0).sqrt(),
+            ]
+        };
+        let want: Vec<f32> = [n(1.0), n(2.0), n(4.0)].concat();
+        assert_eq!(v.len(), want.len());
+        for (a, b) in v.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-6, "{v:?} != {want:?}");
+        }
+    }
+}
