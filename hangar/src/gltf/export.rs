@@ -92,8 +92,9 @@ impl<'s> Builder<'s> {
     ) -> Index<accessor::Accessor> {
         let (view, byte_offset) = match (&self.shared, target) {
             (Shared::Ready, None) => {
+                // The view starts where `view` places these bytes.
+                let start = self.len.next_multiple_of(4);
                 let v = self.view(bytes, None);
-                let start = self.len - self.root.buffer_views[v.value()].byte_length.0 as usize;
                 self.shared = Shared::In(v, start);
                 (v, None)
             }

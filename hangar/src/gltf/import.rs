@@ -182,21 +182,25 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             }
             check_primitive(&p, &buffers, &path)?;
             let r = p.reader(get);
-            if let Some(&(_, part)) = seen.iter().find(|(k, _)| *k == key) {
+            // The primitive's triangles as a list over `n` vertices, every index checked.
+            let triangles = |n: usize| -> Result<Vec<u32>> {
                 let indices = triangle_list(
                     p.mode(),
                     match r.read_indices() {
                         Some(i) => i.into_u32().collect(),
-                        None => (0..parts[part].0.len() as u32).collect(),
+                        None => (0..n as u32).collect(),
                     },
                 );
-                let n = parts[part].0.len();
-                if let Some(bad) = indices.iter().find(|&&i| i as usize >= n) {
-                    return Err(err(
+                match indices.iter().find(|&&i| i as usize >= n) {
+                    Some(bad) => Err(err(
                         &path,
                         format!("index {bad} is out of range: there are {n} vertices"),
-                    ));
+                    )),
+                    None => Ok(indices),
                 }
+            };
+            if let Some(&(_, part)) = seen.iter().find(|(k, _)| *k == key) {
+                let indices = triangles(parts[part].0.len())?;
                 parts.push((
                     Vertices::default(),
                     indices,
@@ -289,19 +293,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             {
                 sized(name, len)?;
             }
-            let indices = triangle_list(
-                p.mode(),
-                match r.read_indices() {
-                    Some(i) => i.into_u32().collect(),
-                    None => (0..n as u32).collect(),
-                },
-            );
-            if let Some(bad) = indices.iter().find(|&&i| i as usize >= n) {
-                return Err(err(
-                    &path,
-                    format!("index {bad} is out of range: there are {n} vertices"),
-                ));
-            }
+            let indices = triangles(n)?;
             parts.push((
                 Vertices {
                     positions,

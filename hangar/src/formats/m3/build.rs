@@ -17,6 +17,7 @@ use super::table::{table, Layout, Ty};
 use super::{dump, write, Tag};
 use crate::error::{Error, Result, Warning};
 use crate::model::{Interpolation, Property, Scene};
+use crate::normalized::unorm8;
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -275,9 +276,8 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     if let Some(s) = doc.sections.get_mut(0) {
         *s = json!({ "tag": "MD34", "version": 11, "entries": [header] });
     }
-    let version = doc.v.modl;
     if let Some(s) = doc.sections.get_mut(1) {
-        *s = json!({ "tag": "MODL", "version": version, "entries": [Value::Object(modl)] });
+        *s = json!({ "tag": "MODL", "version": doc.v.modl, "entries": [Value::Object(modl)] });
     }
     if let Some(first) = doc.cut_names.first() {
         w.push(Warning::new(
@@ -785,10 +785,7 @@ fn geometry(
                             .and_then(|c| c.get(i))
                             .copied()
                             .unwrap_or([1.0; 4])
-                            .map(|x| {
-                                (if x.is_finite() { x } else { 1.0 }.clamp(0.0, 1.0) * 255.0)
-                                    .round() as u8
-                            });
+                            .map(|x| unorm8(if x.is_finite() { x } else { 1.0 }));
                         vbytes.extend([c[2], c[1], c[0], c[3]]);
                     }
                     for s in 0..uv_sets {
@@ -1100,8 +1097,7 @@ fn layer(doc: &mut Doc, image: Option<&str>, kept: Option<&Value>) -> Result<Val
             }
         }
     }
-    let version = doc.v.layr;
-    Ok(doc.entries("LAYR", version, vec![Value::Object(e)]))
+    Ok(doc.entries("LAYR", doc.v.layr, vec![Value::Object(e)]))
 }
 
 /// A node that is an attachment point, a camera or a light.
@@ -1205,33 +1201,25 @@ fn helper_entries(
         "attachmentPointAddons".into(),
         doc.plain("U16_", addons(na)),
     );
-    let version = doc.v.cam;
-    modl.insert("cameras".into(), doc.entries("CAM_", version, cams));
+    modl.insert("cameras".into(), doc.entries("CAM_", doc.v.cam, cams));
     modl.insert("cameraAddons".into(), doc.plain("U16_", addons(nc)));
     modl.insert("lights".into(), doc.entries("LITE", 7, lights));
     Ok(())
 }
 
+/// `v` when it is a finite positive number (a clip plane, a field of view, a range), else `or`.
+fn positive_or(v: Option<f32>, or: f32) -> f32 {
+    v.filter(|v| v.is_finite() && *v > 0.0).unwrap_or(or)
+}
+
 /// A CAM_ entry: the glTF camera's field of view and clip planes; the depth-of-field values a
 /// corpus portrait camera has.
 fn camera(doc: &mut Doc, c: &crate::model::Camera, bone: i64) -> Result<Value> {
-    let version = doc.v.cam;
-    let l = layout("CAM_", version)?;
+    let l = layout("CAM_", doc.v.cam)?;
     let mut e = blank(l);
-    let far = c
-        .zfar
-        .filter(|f| f.is_finite() && *f > 0.0)
-        .unwrap_or(100.0);
-    let near = if c.znear.is_finite() && c.znear > 0.0 {
-        c.znear
-    } else {
-        0.1
-    };
-    let yfov = if c.yfov.is_finite() && c.yfov > 0.0 {
-        c.yfov
-    } else {
-        0.8
-    };
+    let far = positive_or(c.zfar, 100.0);
+    let near = positive_or(Some(c.znear), 0.1);
+    let yfov = positive_or(Some(c.yfov), 0.8);
     e.insert("bone".into(), json!(bone.max(0)));
     e.insert("name".into(), doc.text(&c.name));
     e.insert("useVerticalFov".into(), json!(1));
@@ -1270,7 +1258,7 @@ fn light(doc: &mut Doc, l: &crate::model::Light, bone: i64) -> Result<Value> {
         LightKind::Point => (1, 0.0, 0.0),
         LightKind::Spot { inner, outer } => (2, inner, outer),
     };
-    let far = l.range.filter(|r| r.is_finite() && *r > 0.0).unwrap_or(5.0);
+    let far = positive_or(l.range, 5.0);
     let finite = |v: f32, d: f32| if v.is_finite() { v } else { d };
     e.insert("type".into(), json!(ty));
     e.insert("bone".into(), json!(bone.clamp(0, u16::MAX as i64)));
@@ -1519,8 +1507,7 @@ fn sequences(
         seq.insert("boundingSphere".into(), bounds.clone());
         seqs.push(Value::Object(seq));
     }
-    let version = doc.v.seqs;
-    modl.insert("sequences".into(), doc.entries("SEQS", version, seqs));
+    modl.insert("sequences".into(), doc.entries("SEQS", doc.v.seqs, seqs));
     modl.insert("stc".into(), doc.entries("STC_", 4, stcs));
     modl.insert("stg".into(), doc.entries("STG_", 0, stgs));
     modl.insert("sts".into(), doc.entries("STS_", 0, stss));

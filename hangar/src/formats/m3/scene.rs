@@ -14,6 +14,7 @@ use crate::model::{
     Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, Node, Primitive,
     Property, Scene, Skin, Vertices,
 };
+use crate::normalized::from_unorm8;
 use glam::{Quat, Vec3};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -556,7 +557,7 @@ fn meshes(
         if let Some(o) = layout.color {
             // Stored B G R A.
             v.colors = vec![verts()
-                .map(|vb| [vb[o + 2], vb[o + 1], vb[o], vb[o + 3]].map(|x| x as f32 / 255.0))
+                .map(|vb| [vb[o + 2], vb[o + 1], vb[o], vb[o + 3]].map(from_unorm8))
                 .collect()];
         }
         for &o in &layout.float_uvs {
