@@ -604,30 +604,25 @@ fn convert_writes_the_modl_version_asked_for() {
             &bytes,
         );
     }
-    let refused = d.join("wedge-v24.m3");
-    let (code, _, err) = hangar(&[
-        "convert",
-        glb.to_str().unwrap(),
-        refused.to_str().unwrap(),
-        "--modl-version",
-        "24",
-    ]);
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("MODL version 24 is not written; hangar writes MODL 23, 25, 26, 28, 29"),
-        "{err}"
-    );
-    assert!(!refused.exists());
-    let (code, _, err) = hangar(&[
-        "convert",
-        glb.to_str().unwrap(),
-        d.join("again.glb").to_str().unwrap(),
-        "--modl-version",
-        "26",
-    ]);
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("--modl-version applies to an M3 output"),
-        "{err}"
-    );
+    // Refused: a version hangar does not write, and the option on an output that is not an M3.
+    for (out, version, why) in [
+        (
+            "wedge-v24.m3",
+            "24",
+            "MODL version 24 is not written; hangar writes MODL 23, 25, 26, 28, 29",
+        ),
+        ("again.glb", "26", "--modl-version applies to an M3 output"),
+    ] {
+        let out = d.join(out);
+        let (code, _, err) = hangar(&[
+            "convert",
+            glb.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--modl-version",
+            version,
+        ]);
+        assert_eq!(code, 1);
+        assert!(err.contains(why), "{err}");
+        assert!(!out.exists());
+    }
 }

@@ -2,7 +2,8 @@
 //! give a clean error of the right kind (or a correct result), never a panic, a hang, a huge
 //! allocation or a read outside the input's folder. Runs in debug and release (`cargo test --release`).
 
-use base64::Engine;
+mod common;
+use common::{f32s, octet_uri};
 use hangar::{any, ErrorKind};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -20,10 +21,6 @@ fn scratch(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 fn pad4(b: &mut Vec<u8>) {
@@ -66,10 +63,7 @@ fn gltf_text(doc: &Value, blob: &[u8], uri: Option<&str>) -> Vec<u8> {
     let mut d = doc.clone();
     d["buffers"][0]["uri"] = match uri {
         Some(u) => json!(u),
-        None => json!(format!(
-            "data:application/octet-stream;base64,{}",
-            base64::engine::general_purpose::STANDARD.encode(blob)
-        )),
+        None => json!(octet_uri(blob)),
     };
     serde_json::to_vec(&d).unwrap()
 }

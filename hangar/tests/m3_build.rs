@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{corpus, m3_out, name, write_m3_checked};
+use common::{corpus, f32s, m3_out, name, octet_uri, u16s, write_m3_checked};
 use hangar::formats::m3::{build, read, scene};
 use hangar::gltf::import;
 use hangar::model::{Animation, Channel, Interpolation, Mesh, Node, Primitive, Property, Scene};
@@ -442,7 +442,6 @@ fn ref_empties_cameras_and_khr_lights_become_attachment_points_cameras_and_light
 /// A glTF text with one buffer (as a data URI) made of `chunks`, one buffer view and accessor a
 /// chunk (`accessors[i]` gives the accessor's other fields), and `rest` (nodes, meshes, skins...).
 fn tiny_gltf(chunks: &[(Vec<u8>, serde_json::Value)], rest: serde_json::Value) -> String {
-    use base64::Engine;
     let mut data = Vec::new();
     let mut views = Vec::new();
     let mut accessors = Vec::new();
@@ -458,22 +457,10 @@ fn tiny_gltf(chunks: &[(Vec<u8>, serde_json::Value)], rest: serde_json::Value) -
     }
     let mut doc = rest;
     doc["asset"] = serde_json::json!({"version": "2.0"});
-    doc["buffers"] = serde_json::json!([{
-        "byteLength": data.len(),
-        "uri": format!("data:application/octet-stream;base64,{}",
-            base64::engine::general_purpose::STANDARD.encode(&data)),
-    }]);
+    doc["buffers"] = serde_json::json!([{ "byteLength": data.len(), "uri": octet_uri(&data) }]);
     doc["bufferViews"] = views.into();
     doc["accessors"] = accessors.into();
     serde_json::to_string_pretty(&doc).unwrap()
-}
-
-fn f32s(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn u16s(v: &[u16]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 fn positions(p: &[[f32; 3]]) -> (Vec<u8>, serde_json::Value) {

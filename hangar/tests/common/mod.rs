@@ -60,22 +60,30 @@ pub fn name(p: &Path) -> String {
     p.file_name().unwrap().to_string_lossy().into_owned()
 }
 
+/// Floats as little-endian bytes, as glTF buffers hold them.
+pub fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// u16s as little-endian bytes.
+pub fn u16s(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// `bytes` as a glTF buffer URI (`data:application/octet-stream;base64,...`).
+pub fn octet_uri(bytes: &[u8]) -> String {
+    use base64::Engine;
+    format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
 /// A glTF buffer URI holding `floats` then `indices` (u16), and its length in bytes, as tests
 /// build tiny meshes.
 pub fn data_uri(floats: &[f32], indices: &[u16]) -> (String, usize) {
-    use base64::Engine;
-    let mut blob = Vec::new();
-    for v in floats {
-        blob.extend(v.to_le_bytes());
-    }
-    for i in indices {
-        blob.extend(i.to_le_bytes());
-    }
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(&blob)
-    );
-    (uri, blob.len())
+    let blob = [f32s(floats), u16s(indices)].concat();
+    (octet_uri(&blob), blob.len())
 }
 
 /// Reads a .glb with the `gltf` crate: the document and its binary chunk.
