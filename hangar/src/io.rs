@@ -125,11 +125,7 @@ impl<'a> Pieces<'a> {
 
     /// The bytes joined.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.len());
-        for p in &self.0 {
-            out.extend_from_slice(p);
-        }
-        out
+        self.0.concat()
     }
 
     /// Writes every slice, a batch of them per system call.
