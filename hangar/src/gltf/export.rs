@@ -714,7 +714,7 @@ impl<'s> Export<'s> {
         let items = r.accessors.len() + r.buffer_views.len() + r.nodes.len() + r.materials.len();
         let mut head = Vec::with_capacity(4096 + 160 * items);
         head.extend_from_slice(&[0; 20]);
-        serde_json::to_writer(&mut head, r)
+        super::json_text::write(r, &mut head)
             .map_err(|e| Error::new(ErrorKind::Invalid, None, "gltf", e.to_string()))?;
         head.resize(head.len().next_multiple_of(4), b' ');
         let json_len = head.len() - 20;

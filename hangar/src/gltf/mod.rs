@@ -7,6 +7,7 @@
 pub mod document;
 pub mod export;
 pub mod import;
+pub mod json_text;
 pub mod meshopt;
 pub mod quantize;
 
