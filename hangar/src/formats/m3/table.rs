@@ -268,9 +268,14 @@ impl Table {
             offset += size;
         }
         let opaque = def.fields.is_empty();
-        let links = slots
-            .iter()
-            .any(|s| matches!(s.ty, Ty::Ref(_) | Ty::Anim(_) | Ty::Struct(_)));
+        let links = slots.iter().any(|s| match s.ty {
+            Ty::Ref(_) | Ty::Anim(_) => true,
+            Ty::Struct(t) => {
+                let (v, listed) = self.defs[&t].versions[0];
+                self.build(t, v, listed, small_refs).links
+            }
+            _ => false,
+        });
         Layout {
             tag,
             version,
@@ -687,7 +692,8 @@ impl<'a> Entry<'a> {
 
     fn anim_at(&self, s: &Slot, b: &'a [u8]) -> Option<AnimRef<'a>> {
         let Ty::Anim(kind) = s.ty else { return None };
-        let vs = table().ty_size(kind.value_ty(), self.small_refs);
+        // id and flags (8 bytes), the value twice, 4 more bytes (see `Table::ty_size`).
+        let vs = (s.size - 12) / 2;
         Some(AnimRef {
             kind,
             interpolation: u16::from_le_bytes(le(b, 0)),
@@ -699,6 +705,10 @@ impl<'a> Entry<'a> {
 
     pub fn nested(&self, name: &str) -> Option<Entry<'a>> {
         let (s, b) = self.at(name)?;
+        self.nested_at(s, b)
+    }
+
+    fn nested_at(&self, s: &Slot, b: &'a [u8]) -> Option<Entry<'a>> {
         let Ty::Struct(tag) = s.ty else { return None };
         Some(Entry {
             bytes: b,
@@ -720,7 +730,7 @@ impl<'a> Entry<'a> {
                     }
                 }
                 Ty::Struct(_) => {
-                    if let Some(n) = self.nested(s.name) {
+                    if let Some(n) = self.nested_at(s, b) {
                         n.visit(f)
                     }
                 }
