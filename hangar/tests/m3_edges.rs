@@ -349,3 +349,59 @@ fn md33_files_use_eight_byte_references() {
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(m3::write::write(&file).unwrap(), bytes);
 }
+
+#[test]
+fn skin_weights_merge_a_repeated_bone_drop_bad_lookups_and_fall_back_to_the_root_bone() {
+    let mut dump = triangle(3);
+    let decode = |v: &Value| {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD
+            .decode(v.as_str().unwrap())
+            .unwrap()
+    };
+    let mut v = decode(&dump["sections"][5]["data"]);
+    // Four weights at byte 12 of each 32-byte vertex, then four indices into the region's lookup.
+    let skin: [([u8; 4], [u8; 4]); 3] = [
+        ([100, 155, 0, 0], [2, 1, 0, 0]),
+        // Lookup 1 twice (its weights add up), lookup 7 is past the region's three.
+        ([100, 40, 60, 55], [1, 0, 1, 7]),
+        // Only a bad lookup carries weight: bound to the region's first bone.
+        ([0, 0, 0, 90], [0, 0, 0, 9]),
+    ];
+    for (i, (w, l)) in skin.iter().enumerate() {
+        v[32 * i + 12..32 * i + 16].copy_from_slice(w);
+        v[32 * i + 16..32 * i + 20].copy_from_slice(l);
+    }
+    dump["sections"][5]["data"] = json!(base64_of(&v));
+    let bone = dump["sections"][3]["entries"][0].clone();
+    dump["sections"][3]["entries"] = json!([bone, bone, bone]);
+    dump["sections"][1]["entries"][0]["skinBones"] = json!(3);
+    dump["sections"][8]["entries"][0]["boneLookupCount"] = json!(3);
+    dump["sections"][8]["entries"][0]["boneCount"] = json!(3);
+    // Lookup slots 0, 1, 2 name bones 2, 0, 1.
+    dump["sections"][9]["entries"] = json!([2, 0, 1]);
+    let iref = dump["sections"][10]["entries"][0].clone();
+    dump["sections"][10]["entries"] = json!([iref, iref, iref]);
+
+    let (scene, warnings) = scene_of(&build(&dump));
+    let v = &scene.meshes[0].vertices;
+    let (joints, weights) = (v.joints.as_ref().unwrap(), v.weights.as_ref().unwrap());
+    assert_eq!(joints[0], [1, 0, 0, 0]);
+    assert_eq!(weights[0], [100.0 / 255.0, 155.0 / 255.0, 0.0, 0.0]);
+    assert_eq!(joints[1], [0, 2, 0, 0]);
+    assert_eq!(weights[1], [160.0 / 200.0, 40.0 / 200.0, 0.0, 0.0]);
+    assert_eq!(joints[2], [2, 0, 0, 0]);
+    assert_eq!(weights[2], [1.0, 0.0, 0.0, 0.0]);
+    let said: Vec<String> = warnings
+        .iter()
+        .map(|w| format!("{}: {}", w.path, w.message))
+        .collect();
+    assert!(
+        said.contains(&"MODL.divisions[0].regions[0].firstBoneLookup: 2 bone weights point outside the region's bone lookup and are dropped".to_string()),
+        "{said:?}"
+    );
+    assert!(
+        said.contains(&"MODL.divisions[0].regions[0]: 1 vertices have no weight: bound to the region's root bone".to_string()),
+        "{said:?}"
+    );
+}

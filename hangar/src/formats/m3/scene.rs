@@ -589,8 +589,11 @@ fn meshes(
             });
             let (joints, weights) = verts()
                 .map(|vb| {
-                    let mut joints = [0u16; 4];
-                    let mut weights = [0f32; 4];
+                    // Up to four (bone, weight) pairs packed 16 bits each in two integers: arrays
+                    // written element by element and read back as vectors stalled every vertex
+                    // (most of the skin's time).
+                    let (mut bones, mut raw) = (0u64, 0u64);
+                    let mut total = 0;
                     let mut n = 0;
                     for k in 0..pairs.min(4) {
                         let w = vb[o + k];
@@ -601,25 +604,28 @@ fn meshes(
                             bad_lookup += 1;
                             continue;
                         };
+                        total += w as u32;
                         // The same bone twice adds up.
-                        match joints[..n].iter().position(|&j| j == bone) {
-                            Some(at) => weights[at] += w as f32,
-                            None => {
-                                joints[n] = bone;
-                                weights[n] = w as f32;
+                        let at = (0..n)
+                            .find(|&i| (bones >> (16 * i)) as u16 == bone)
+                            .unwrap_or_else(|| {
+                                bones |= (bone as u64) << (16 * n);
                                 n += 1;
-                            }
-                        }
+                                n - 1
+                            });
+                        raw += (w as u64) << (16 * at);
                     }
-                    let sum: f32 = weights.iter().sum();
-                    if sum > 0.0 {
-                        weights.iter_mut().for_each(|w| *w /= sum);
-                    } else {
+                    if total == 0 {
                         unweighted += 1;
-                        joints = [root_bone.min(bone_count.saturating_sub(1)) as u16, 0, 0, 0];
-                        weights = [1.0, 0.0, 0.0, 0.0];
+                        let root = root_bone.min(bone_count.saturating_sub(1)) as u16;
+                        return ([root, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
                     }
-                    (joints, weights)
+                    let total = total as f32;
+                    let lane = |v: u64, i: u32| (v >> (16 * i)) as u16;
+                    (
+                        [0, 1, 2, 3].map(|i| lane(bones, i)),
+                        [0, 1, 2, 3].map(|i| lane(raw, i) as f32 / total),
+                    )
                 })
                 .unzip();
             v.joints = Some(joints);
