@@ -183,7 +183,10 @@ pub fn write_outputs(files: &[(&Path, &Pieces<'_>)]) -> Result<()> {
             }
         }
         let tmp = temp_for(path);
-        let written = std::fs::File::create(&tmp).and_then(|mut f| bytes.write_to(&mut f));
+        let written = std::fs::File::create(&tmp).and_then(|mut f| {
+            preallocate(&f, bytes.len());
+            bytes.write_to(&mut f)
+        });
         temps.push(tmp);
         if let Err(e) = written {
             clean(&temps);
@@ -198,6 +201,21 @@ pub fn write_outputs(files: &[(&Path, &Pieces<'_>)]) -> Result<()> {
     }
     Ok(())
 }
+
+/// Reserves `len` bytes for a file about to be written whole, so ext4 does not reserve its blocks
+/// page by page as the writes arrive (a fifth of the time spent writing an M3 batch's 44 MB).
+/// Best effort: where the file system cannot, the file is written as before.
+#[cfg(target_os = "linux")]
+fn preallocate(f: &std::fs::File, len: usize) {
+    use std::os::fd::AsRawFd;
+    if let Ok(len @ 1..) = libc::off_t::try_from(len) {
+        // SAFETY: fallocate reads its integer arguments only; the descriptor is the open file's.
+        unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, len) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn preallocate(_: &std::fs::File, _: usize) {}
 
 /// True for the temporary files [`write_output`] writes before its rename.
 pub fn is_temp(path: &Path) -> bool {
@@ -360,5 +378,35 @@ mod tests {
         assert_eq!(f, joined);
         // Slice i holds i % 13 bytes counting up from i: [], [1], [2, 3], [3, 4, 5]...
         assert_eq!(&joined[..6], &[1, 2, 3, 3, 4, 5]);
+    }
+
+    #[test]
+    fn outputs_replace_a_longer_file_with_exactly_their_bytes() {
+        // Space is reserved before writing: the file must end where the bytes end, also when a
+        // longer file was there, and no temporary file may stay behind.
+        let dir = std::env::temp_dir().join(format!("hangar-io-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.glb"), dir.join("sub/b.bin"));
+        std::fs::write(&a, vec![7u8; 100_000]).unwrap();
+        let head = [1u8; 20];
+        let body: Vec<u8> = (0..70_001u32).map(|i| i as u8).collect();
+        let first = Pieces(vec![Cow::Borrowed(&head[..]), Cow::Borrowed(&body[..])]);
+        let second = Pieces(vec![Cow::Borrowed(&body[..5])]);
+        super::write_outputs(&[(&a, &first), (&b, &second)]).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), first.to_vec());
+        assert_eq!(std::fs::metadata(&a).unwrap().len(), 70_021);
+        assert_eq!(std::fs::read(&b).unwrap(), vec![0, 1, 2, 3, 4]);
+        let names = |d: &std::path::Path| {
+            let mut n: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(&dir), ["a.glb", "sub"]);
+        assert_eq!(names(&dir.join("sub")), ["b.bin"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
