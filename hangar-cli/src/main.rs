@@ -387,15 +387,16 @@ fn files_bar(n: usize) -> ProgressBar {
     bar
 }
 
-/// `--jobs N` sizes the one thread pool every batch runs on.
+/// `--jobs N` sizes the one thread pool every batch runs on (by default RAYON_NUM_THREADS, else
+/// one thread a core). This thread is one of them: with one job the batch runs here and no thread
+/// is started (a worker's malloc arena grew in hundreds of mprotect calls a batch, and handing
+/// each file's nested parallel work to a worker cost a wake-up).
 fn set_jobs(jobs: Option<u16>) -> Result<()> {
-    if let Some(n) = jobs {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(usize::from(n))
-            .build_global()
-            .context("cannot start the worker threads")?;
-    }
-    Ok(())
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.map_or(0, usize::from))
+        .use_current_thread()
+        .build_global()
+        .context("cannot start the worker threads")
 }
 
 /// Prints the reader's warnings of `file` (notes only with `--verbose`).
