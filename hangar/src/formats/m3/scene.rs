@@ -174,8 +174,7 @@ pub fn to_scene(
     let bones = model.follow(&modl, "bones", "BONE", "MODL")?;
     let bone_base = scene.nodes.len();
     for (i, b) in bones.iter().enumerate() {
-        let path = format!("MODL.bones[{i}]");
-        let mut n = Node::new(model.name_of(b, "name", &path));
+        let mut n = Node::new(model.name_of(b, "name", || format!("MODL.bones[{i}]")));
         let parent = b.int("parent").unwrap_or(-1);
         n.parent = Some(
             if parent >= 0 && (parent as usize) < bones.len() && parent as usize != i {
@@ -363,13 +362,14 @@ fn materials(
         };
         match entry {
             Some(e) => {
-                let mpath = format!("MODL.{list}[{index}]");
-                mat.name = model.name_of(&e, "name", &mpath);
+                // Paths are made only for a message (thousands of layers in a batch).
+                let mpath = || format!("MODL.{list}[{index}]");
+                mat.name = model.name_of(&e, "name", mpath);
                 let mut fields = Map::new();
-                for s in &e.layout.slots {
-                    if let Some(v) = e.int(s.name) {
+                for (s, b) in e.fields() {
+                    if let Some(v) = super::table::int_value(s, b) {
                         fields.insert(s.name.into(), v.into());
-                    } else if let Some(v) = e.f32(s.name) {
+                    } else if let Some(v) = super::table::f32_value(s, b) {
                         fields.insert(s.name.into(), super::table::float_value(v.to_bits()));
                     }
                 }
@@ -380,12 +380,12 @@ fn materials(
                     {
                         continue;
                     }
-                    let lp = format!("{mpath}.{}", s.name);
-                    let Ok(ls) = model.follow(&e, s.name, "LAYR", &mpath) else {
+                    let Ok(ls) = model.follow(&e, s.name, "LAYR", mpath) else {
                         continue;
                     };
                     if let Some(l) = ls.first() {
-                        let image = model.name_of(l, "imagePath", &lp);
+                        let lp = || format!("{}.{}", mpath(), s.name);
+                        let image = model.name_of(l, "imagePath", lp);
                         if !image.is_empty() {
                             let uri = Some(image.replace('\\', "/"));
                             match s.name {

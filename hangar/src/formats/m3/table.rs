@@ -648,19 +648,19 @@ impl<'a> Entry<'a> {
         self.layout.slot(name).is_some()
     }
 
+    /// Every field with its bytes, in layout order (reading each by its name again costs a
+    /// search of the layout per field).
+    pub fn fields(&self) -> impl Iterator<Item = (&'static Slot, &'a [u8])> + '_ {
+        self.layout
+            .slots
+            .iter()
+            .map(|s| (s, &self.bytes[s.offset..s.offset + s.size]))
+    }
+
     /// An integer field of any width, widened.
     pub fn int(&self, name: &str) -> Option<i64> {
         let (s, b) = self.at(name)?;
-        Some(match s.ty {
-            Ty::U8 => b[0] as i64,
-            Ty::I8 => b[0] as i8 as i64,
-            Ty::U16 => u16::from_le_bytes(le(b, 0)) as i64,
-            Ty::I16 => i16::from_le_bytes(le(b, 0)) as i64,
-            Ty::U32 => u32::from_le_bytes(le(b, 0)) as i64,
-            Ty::I32 => i32::from_le_bytes(le(b, 0)) as i64,
-            Ty::U64 => u64::from_le_bytes(le(b, 0)) as i64,
-            _ => return None,
-        })
+        int_value(s, b)
     }
 
     pub fn u32(&self, name: &str) -> Option<u32> {
@@ -669,7 +669,7 @@ impl<'a> Entry<'a> {
 
     pub fn f32(&self, name: &str) -> Option<f32> {
         let (s, b) = self.at(name)?;
-        (s.ty == Ty::F32).then(|| f32::from_le_bytes(le(b, 0)))
+        f32_value(s, b)
     }
 
     pub fn floats<const N: usize>(&self, name: &str) -> Option<[f32; N]> {
@@ -751,6 +751,25 @@ pub fn floats<const N: usize>(b: &[u8]) -> [f32; N] {
         *v = f32::from_le_bytes(le(b, 4 * k));
     }
     a
+}
+
+/// An integer field's value (of any width, widened) from its bytes, as [`Entry::fields`] gives them.
+pub fn int_value(s: &Slot, b: &[u8]) -> Option<i64> {
+    Some(match s.ty {
+        Ty::U8 => b[0] as i64,
+        Ty::I8 => b[0] as i8 as i64,
+        Ty::U16 => u16::from_le_bytes(le(b, 0)) as i64,
+        Ty::I16 => i16::from_le_bytes(le(b, 0)) as i64,
+        Ty::U32 => u32::from_le_bytes(le(b, 0)) as i64,
+        Ty::I32 => i32::from_le_bytes(le(b, 0)) as i64,
+        Ty::U64 => u64::from_le_bytes(le(b, 0)) as i64,
+        _ => return None,
+    })
+}
+
+/// An f32 field's value from its bytes.
+pub fn f32_value(s: &Slot, b: &[u8]) -> Option<f32> {
+    (s.ty == Ty::F32).then(|| f32::from_le_bytes(le(b, 0)))
 }
 
 /// An animation reference: the id that sequences key their data by, and the value when none does.
