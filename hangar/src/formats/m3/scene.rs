@@ -881,26 +881,27 @@ fn keys(frames: &[u8], values: &[u8], width: usize, start: i64) -> (Vec<f32>, Ve
         let ms = i32::from_le_bytes([f[0], f[1], f[2], f[3]]) as i64;
         (ms - start).max(0) as f32 / 1000.0
     };
+    let rotation = |raw: &[u8]| quat(floats::<4>(raw)).to_array();
+    let vector = |raw: &[u8]| floats::<3>(raw).map(|c| if c.is_finite() { c } else { 0.0 });
     let value = |raw: &[u8], slot: &mut [f32]| {
         if width == 4 {
-            slot.copy_from_slice(&quat(floats::<4>(raw)).to_array());
+            slot.copy_from_slice(&rotation(raw));
         } else {
-            for (o, c) in slot.iter_mut().zip(floats::<3>(raw)) {
-                *o = if c.is_finite() { c } else { 0.0 };
-            }
+            slot.copy_from_slice(&vector(raw));
         }
     };
     let times: Vec<f32> = frames.chunks_exact(4).map(time).collect();
     let n = times.len();
     if times.windows(2).all(|w| w[0] < w[1]) {
-        // The usual track: every key kept, filled in place.
-        let mut out = vec![0.0; n * width];
-        for (slot, raw) in out
-            .chunks_exact_mut(width)
-            .zip(values.chunks_exact(4 * width))
-        {
-            value(raw, slot);
-        }
+        // The usual track: every key kept, collected as arrays from an exact-size iterator (one
+        // allocation, not zeroed first) and flattened in place.
+        let out = if width == 4 {
+            let keys: Vec<_> = values.chunks_exact(16).map(rotation).collect();
+            keys.into_flattened()
+        } else {
+            let keys: Vec<_> = values.chunks_exact(12).map(vector).collect();
+            keys.into_flattened()
+        };
         return (times, out);
     }
     let mut kept: Vec<f32> = Vec::with_capacity(n);
