@@ -405,3 +405,25 @@ fn skin_weights_merge_a_repeated_bone_drop_bad_lookups_and_fall_back_to_the_root
         "{said:?}"
     );
 }
+
+#[test]
+fn a_section_no_reference_reaches_is_reported_and_one_reached_from_a_nested_structure_is_not() {
+    let mut dump = triangle(3);
+    // MODL.tightHitTest is an SSGS inlined in MODL: its vertices reference section 11.
+    dump["sections"][1]["entries"][0]["tightHitTest"]["vertices"] = json!({ "index": 11 });
+    let sections = dump["sections"].as_array_mut().unwrap();
+    sections.push(json!({ "tag": "VEC3", "version": 0, "entries": [[1.0, 2.0, 3.0]] }));
+    sections.push(json!({ "tag": "CHAR", "version": 0, "text": "nobody's" }));
+    let bytes = build(&dump);
+    let opened = any::open(&bytes, Path::new("t.m3")).unwrap();
+    let said: Vec<String> = opened
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {}", w.path, w.message))
+        .collect();
+    assert_eq!(
+        said,
+        ["MD34.index: 1 sections no reference reaches: 12 (CHAR)"],
+        "{said:?}"
+    );
+}

@@ -3,7 +3,7 @@
 //! Tolerant: entry sizes are checked against the table, and unknown tags or versions, sizes that do
 //! not match, unreferenced sections and odd padding are warnings; the bytes are kept either way.
 
-use super::table::{table, Entry, Link};
+use super::table::{table, Reference};
 use super::{canonical_pad, Kind, Section, Tag, M3};
 use crate::bytes::Cursor;
 use crate::error::{Error, ErrorKind, Result, Warning};
@@ -213,13 +213,21 @@ fn unreferenced(m3: &M3<'_>, warnings: &mut Vec<Warning>) {
     let mut seen = vec![false; m3.sections.len()];
     seen[0] = true;
     let small = m3.small_refs();
-    for s in m3
-        .sections
-        .iter()
-        .filter(|s| s.layout.is_some_and(|l| l.links))
-    {
-        for e in s.entries(small) {
-            mark(&e, &mut seen);
+    for s in &m3.sections {
+        // Straight from each entry's bytes at the layout's reference offsets: walking every
+        // entry field by field was a twentieth of an M3 batch.
+        let Some(l) = s.layout.filter(|l| !l.refs.is_empty() && l.size > 0) else {
+            continue;
+        };
+        for e in s.data.chunks_exact(l.size) {
+            for &at in &l.refs {
+                let r = Reference::read(&e[at..], small);
+                if !r.is_null() {
+                    if let Some(s) = seen.get_mut(r.index as usize) {
+                        *s = true;
+                    }
+                }
+            }
         }
     }
     // Sections inside an opaque or unknown structure may hold references we cannot see.
@@ -249,16 +257,4 @@ fn unreferenced(m3: &M3<'_>, warnings: &mut Vec<Warning>) {
             ),
         ));
     }
-}
-
-fn mark(e: &Entry<'_>, seen: &mut [bool]) {
-    e.visit(&mut |_, f| {
-        if let Link::Ref(_, r) = f {
-            if !r.is_null() {
-                if let Some(s) = seen.get_mut(r.index as usize) {
-                    *s = true;
-                }
-            }
-        }
-    });
 }

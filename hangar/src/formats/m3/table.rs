@@ -103,6 +103,8 @@ pub struct Layout {
     /// Some field is a reference or an animation reference (directly or in an inlined structure).
     pub links: bool,
     pub slots: Vec<Slot>,
+    /// Where an entry holds references, inlined structures' included (byte offsets).
+    pub refs: Vec<usize>,
 }
 
 impl Layout {
@@ -268,14 +270,24 @@ impl Table {
             offset += size;
         }
         let opaque = def.fields.is_empty();
-        let links = slots.iter().any(|s| match s.ty {
-            Ty::Ref(_) | Ty::Anim(_) => true,
-            Ty::Struct(t) => {
-                let (v, listed) = self.defs[&t].versions[0];
-                self.build(t, v, listed, small_refs).links
+        let mut links = false;
+        let mut refs = Vec::new();
+        for s in &slots {
+            match s.ty {
+                Ty::Ref(_) => {
+                    links = true;
+                    refs.push(s.offset);
+                }
+                Ty::Anim(_) => links = true,
+                Ty::Struct(t) => {
+                    let (v, listed) = self.defs[&t].versions[0];
+                    let inner = self.build(t, v, listed, small_refs);
+                    links |= inner.links;
+                    refs.extend(inner.refs.iter().map(|o| s.offset + o));
+                }
+                _ => {}
             }
-            _ => false,
-        });
+        }
         Layout {
             tag,
             version,
@@ -284,6 +296,7 @@ impl Table {
             opaque,
             links,
             slots,
+            refs,
         }
     }
 
