@@ -602,16 +602,18 @@ pub fn to_gltf_with<'s>(
         }
     }
     for (i, n) in scene.nodes.iter().enumerate() {
-        let mut ex = n.extras.clone();
+        // Copied only when a role is added to it.
+        let mut ex = Cow::Borrowed(&n.extras);
         if n.role == Role::Collision {
-            ex.insert("hangar".into(), j!({ "collision": true }));
+            ex.to_mut()
+                .insert("hangar".into(), j!({ "collision": true }));
         }
         let identity = n.translation == glam::Vec3::ZERO
             && n.rotation == glam::Quat::IDENTITY
             && n.scale == glam::Vec3::ONE;
         b.root.push(json::Node {
             camera: n.camera.and_then(|c| cameras.get(c).copied()),
-            children: (!children[i].is_empty()).then(|| children[i].clone()),
+            children: (!children[i].is_empty()).then(|| std::mem::take(&mut children[i])),
             extensions: n.light.filter(|&l| l < scene.lights.len()).map(|l| {
                 json::extensions::scene::Node {
                     khr_lights_punctual: Some(
