@@ -188,7 +188,7 @@ fn float(f: f32, out: &mut Vec<u8>) -> Result<()> {
     }
 }
 
-/// An accessor's bounds: an array of numbers, written as serde_json writes a [`Number`].
+/// An accessor's bounds: an array of numbers, written as serde_json writes a [`serde_json::Number`].
 fn numbers(v: &Value, out: &mut Vec<u8>) -> Result<()> {
     let Value::Array(items) = v else {
         return serde(v, out);

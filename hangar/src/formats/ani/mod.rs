@@ -54,7 +54,7 @@ const HEADER: usize = 16;
 const DESCRIPTION_SIZE: usize = 160;
 const KEY_SIZE: usize = 128;
 
-/// A whole .ani file as its fields (see [`FILE`]).
+/// A whole .ani file as its fields (see `FILE`).
 #[derive(Debug, Clone)]
 pub struct Ani {
     pub fields: Value,

@@ -5,7 +5,7 @@
 //! The raw layer keeps every section's bytes and the bytes after it (padding), so a read file
 //! writes back byte for byte; `structures.txt` describes every entry's fields as data ([`table`]).
 //!
-//! - [`read`] / [`write`]: the container, both ways.
+//! - [`read`] / [`write`](mod@write): the container, both ways.
 //! - [`dump`]: the JSON form (typed fields where the table knows the structure, base64 otherwise).
 //! - [`model`]: typed access to the parts hangar interprets (geometry, materials, bones, sequences).
 //! - [`scene`]: the neutral scene (meshes, skin, animations) the glTF exporter takes.

@@ -6,7 +6,7 @@
 //!
 //! - This file: the on-disk structures, kept raw and reversible (garbage bytes included).
 //! - [`read`]: bytes -> [`Xmf`], zero-copy, tolerant (warnings for what real files get wrong).
-//! - [`write`]: [`Xmf`] -> bytes, and the game-ready builder with its strict rules.
+//! - [`write`](mod@write): [`Xmf`] -> bytes, and the game-ready builder with its strict rules.
 //! - [`decl`]: Direct3D declaration types.
 //! - [`mesh`]: decoding buffers into the neutral model and back.
 //! - [`check`]: `hangar validate` rules.
