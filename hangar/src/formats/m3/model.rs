@@ -1,7 +1,7 @@
 //! Typed access to an M3 file: follow references with their tag checked, and read the plain value
 //! sections (names, faces, bone lookups, key frames) the neutral scene is built from.
 
-use super::table::{Entry, Reference};
+use super::table::{le, Entry, Reference};
 use super::{Section, Tag, M3};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -153,11 +153,7 @@ impl<'m, 'a> Model<'m, 'a> {
         Ok(self
             .values(r, want, path)?
             .chunks_exact(N)
-            .map(|c| {
-                let mut a = [0; N];
-                a.copy_from_slice(c);
-                f(a)
-            })
+            .map(|c| f(le(c, 0)))
             .collect())
     }
 

@@ -3,7 +3,7 @@
 //! Tolerant: entry sizes are checked against the table, and unknown tags or versions, sizes that do
 //! not match, unreferenced sections and odd padding are warnings; the bytes are kept either way.
 
-use super::table::{table, Reference};
+use super::table::{le, table, Reference};
 use super::{canonical_pad, Kind, Section, Tag, M3};
 use crate::bytes::Cursor;
 use crate::error::{Error, ErrorKind, Result, Warning};
@@ -48,8 +48,8 @@ pub fn read(data: &[u8]) -> Result<(M3<'_>, Vec<Warning>)> {
     let entries = c.bytes(index_count * INDEX_ENTRY, "index")?;
     let mut index = Vec::with_capacity(index_count);
     for (i, e) in entries.chunks_exact(INDEX_ENTRY).enumerate() {
-        let word = |k: usize| u32::from_le_bytes([e[k], e[k + 1], e[k + 2], e[k + 3]]);
-        let tag = Tag([e[0], e[1], e[2], e[3]]);
+        let word = |k: usize| u32::from_le_bytes(le(e, k));
+        let tag = Tag(le(e, 0));
         let offset = word(4) as usize;
         if offset > index_offset {
             return Err(c.error_at(

@@ -7,7 +7,7 @@
 //! Skinned meshes sit at the scene root (glTF ignores their own transform; the joints carry it).
 
 use super::model::Model;
-use super::table::{floats, AnimRef, Entry};
+use super::table::{floats, le, AnimRef, Entry};
 use super::M3;
 use crate::error::{Error, Result, Warning};
 use crate::model::{
@@ -310,8 +310,17 @@ fn rest_pose(b: &Entry<'_>) -> (Vec3, Quat, Vec3) {
     (finite3(t, 0.0), quat(r), finite3(s, 1.0))
 }
 
+/// `c`, or `or` when it is NaN or infinite.
+fn finite(c: f32, or: f32) -> f32 {
+    if c.is_finite() {
+        c
+    } else {
+        or
+    }
+}
+
 fn finite3(v: [f32; 3], default: f32) -> Vec3 {
-    Vec3::from(v.map(|c| if c.is_finite() { c } else { default }))
+    Vec3::from(v.map(|c| finite(c, default)))
 }
 
 fn quat(q: [f32; 4]) -> Quat {
@@ -534,9 +543,10 @@ fn meshes(
         let unit3 = |vb: &[u8], o: usize, or: Vec3| {
             Vec3::new(unit(vb[o]), unit(vb[o + 1]), unit(vb[o + 2])).normalize_or(or)
         };
-        let finite = |c: f32| if c.is_finite() { c } else { 0.0 };
         let mut v = Vertices {
-            positions: verts().map(|vb| floats::<3>(vb).map(finite)).collect(),
+            positions: verts()
+                .map(|vb| floats::<3>(vb).map(|c| finite(c, 0.0)))
+                .collect(),
             normals: layout
                 .normal
                 .map(|o| verts().map(|vb| unit3(vb, o, Vec3::Z).to_array()).collect()),
@@ -563,7 +573,7 @@ fn meshes(
         for &o in &layout.float_uvs {
             v.uvs.push(
                 verts()
-                    .map(|vb| floats::<2>(&vb[o..]).map(finite))
+                    .map(|vb| floats::<2>(&vb[o..]).map(|c| finite(c, 0.0)))
                     .collect(),
             );
         }
@@ -878,11 +888,11 @@ impl<'m, 'a> Tracks<'m, 'a> {
 /// than the one before is dropped, and of keys at the same time the later value is kept.
 fn keys(frames: &[u8], values: &[u8], width: usize, start: i64) -> (Vec<f32>, Vec<f32>) {
     let time = |f: &[u8]| {
-        let ms = i32::from_le_bytes([f[0], f[1], f[2], f[3]]) as i64;
+        let ms = i32::from_le_bytes(le(f, 0)) as i64;
         (ms - start).max(0) as f32 / 1000.0
     };
     let rotation = |raw: &[u8]| quat(floats::<4>(raw)).to_array();
-    let vector = |raw: &[u8]| floats::<3>(raw).map(|c| if c.is_finite() { c } else { 0.0 });
+    let vector = |raw: &[u8]| floats::<3>(raw).map(|c| finite(c, 0.0));
     let value = |raw: &[u8], slot: &mut [f32]| {
         if width == 4 {
             slot.copy_from_slice(&rotation(raw));

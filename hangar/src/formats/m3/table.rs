@@ -379,7 +379,8 @@ pub fn table() -> &'static Table {
 // ---------------------------------------------------------------------------------------------
 // Values: an entry's bytes as JSON and back.
 
-fn le<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+/// The `N` bytes of `b` at `at`, as an array for `from_le_bytes`.
+pub(super) fn le<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     let mut a = [0; N];
     a.copy_from_slice(&b[at..at + N]);
     a
