@@ -258,15 +258,18 @@ fn base64_of(b: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(b)
 }
 
+/// The bytes of a dump's base64 `data` field.
+fn bytes_of(data: &Value) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(data.as_str().unwrap())
+        .unwrap()
+}
+
 #[test]
 fn a_vertex_blob_that_is_not_whole_vertices_fails_clearly() {
     let mut dump = triangle(3);
-    let mut v = {
-        use base64::Engine;
-        base64::engine::general_purpose::STANDARD
-            .decode(dump["sections"][5]["data"].as_str().unwrap())
-            .unwrap()
-    };
+    let mut v = bytes_of(&dump["sections"][5]["data"]);
     v.truncate(v.len() - 5);
     dump["sections"][5]["data"] = json!(base64_of(&v));
     let bytes = build(&dump);
@@ -353,13 +356,7 @@ fn md33_files_use_eight_byte_references() {
 #[test]
 fn skin_weights_merge_a_repeated_bone_drop_bad_lookups_and_fall_back_to_the_root_bone() {
     let mut dump = triangle(3);
-    let decode = |v: &Value| {
-        use base64::Engine;
-        base64::engine::general_purpose::STANDARD
-            .decode(v.as_str().unwrap())
-            .unwrap()
-    };
-    let mut v = decode(&dump["sections"][5]["data"]);
+    let mut v = bytes_of(&dump["sections"][5]["data"]);
     // Four weights at byte 12 of each 32-byte vertex, then four indices into the region's lookup.
     let skin: [([u8; 4], [u8; 4]); 3] = [
         ([100, 155, 0, 0], [2, 1, 0, 0]),
