@@ -616,13 +616,6 @@ fn convert_one(
         .into_iter()
         .zip(&motion_files)
         .collect();
-    if let Some(dir) = output
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
-    {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
-    }
     let written = any::convert_and_write(&opened, input, output, &labels, opts)?;
     let warnings = &written.warnings;
     print_warnings(input, &opened.warnings, verbose);

@@ -57,10 +57,11 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-            _ => false,
-        }
+        // `b` first: in a conversion it is the output, usually not there yet.
+        let Ok(y) = std::fs::metadata(b) else {
+            return false;
+        };
+        std::fs::metadata(a).is_ok_and(|x| x.dev() == y.dev() && x.ino() == y.ino())
     }
     #[cfg(not(unix))]
     match (a.canonicalize(), b.canonicalize()) {
@@ -106,7 +107,11 @@ fn temp_for(path: &Path) -> std::path::PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    dir.join(format!(".{name}.hangar-{}.tmp", std::process::id()))
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    dir.join(format!(
+        ".{name}.hangar-{}.tmp",
+        PID.get_or_init(std::process::id)
+    ))
 }
 
 /// A file's bytes as the slices it is made of, in order (a .glb: its head, then the scene's own
@@ -173,17 +178,25 @@ pub fn write_outputs(files: &[(&Path, &Pieces<'_>)]) -> Result<()> {
         }
     };
     for (path, bytes) in files {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // One stat for the usual case of a folder that is already there.
-            if !dir.is_dir() {
-                if let Err(e) = std::fs::create_dir_all(dir) {
-                    clean(&temps);
-                    return Err(Error::io(dir, e));
+        let tmp = temp_for(path);
+        // The folder is made only when the file cannot be created without it: asking first cost
+        // a system call per file for the usual folder that is already there.
+        let created = match std::fs::File::create(&tmp) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    Some(dir) => {
+                        if let Err(e) = std::fs::create_dir_all(dir) {
+                            clean(&temps);
+                            return Err(Error::io(dir, e));
+                        }
+                        std::fs::File::create(&tmp)
+                    }
+                    None => Err(e),
                 }
             }
-        }
-        let tmp = temp_for(path);
-        let written = std::fs::File::create(&tmp).and_then(|mut f| {
+            other => other,
+        };
+        let written = created.and_then(|mut f| {
             preallocate(&f, bytes.len());
             bytes.write_to(&mut f)
         });
@@ -378,6 +391,28 @@ mod tests {
         assert_eq!(f, joined);
         // Slice i holds i % 13 bytes counting up from i: [], [1], [2, 3], [3, 4, 5]...
         assert_eq!(&joined[..6], &[1, 2, 3, 3, 4, 5]);
+    }
+
+    #[test]
+    fn same_file_sees_one_file_under_two_names_and_nothing_in_a_missing_one() {
+        let dir = std::env::temp_dir().join(format!("hangar-same-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let a = dir.join("a.m3");
+        std::fs::write(&a, b"MD34").unwrap();
+        std::fs::write(dir.join("b.glb"), b"MD34").unwrap();
+        assert!(super::same_file(&a, &dir.join("sub/../a.m3")));
+        // A hard link is the same file by its inode (elsewhere only by its resolved path).
+        #[cfg(unix)]
+        {
+            std::fs::hard_link(&a, dir.join("link.glb")).unwrap();
+            assert!(super::same_file(&a, &dir.join("link.glb")));
+        }
+        // Same bytes, another file; and an output not written yet.
+        assert!(!super::same_file(&a, &dir.join("b.glb")));
+        assert!(!super::same_file(&a, &dir.join("a.glb")));
+        assert!(!super::same_file(&dir.join("gone.m3"), &a));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
