@@ -125,16 +125,7 @@ impl<'o> Object<'o> {
     }
 
     fn floats(&mut self, key: &[u8], v: &[f32]) -> Result<()> {
-        let out = self.key(key);
-        out.push(b'[');
-        for (i, &f) in v.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            float(f, out)?;
-        }
-        out.push(b']');
-        Ok(())
+        array(self.key(key), v, |&f, out| float(f, out))
     }
 
     fn serde<T: Serialize + ?Sized>(&mut self, key: &[u8], v: &T) -> Result<()> {
@@ -151,16 +142,7 @@ impl<'o> Object<'o> {
         if items.is_empty() {
             return Ok(());
         }
-        let out = self.key(key);
-        out.push(b'[');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            each(item, out)?;
-        }
-        out.push(b']');
-        Ok(())
+        array(self.key(key), items, each)
     }
 
     fn close(self) {
@@ -170,6 +152,24 @@ impl<'o> Object<'o> {
 
 fn serde<T: Serialize + ?Sized>(v: &T, out: &mut Vec<u8>) -> Result<()> {
     serde_json::to_writer(out, v)
+}
+
+/// `[a,b,...]`, each item written by `each`.
+#[inline(always)]
+fn array<T>(
+    out: &mut Vec<u8>,
+    items: &[T],
+    mut each: impl FnMut(&T, &mut Vec<u8>) -> Result<()>,
+) -> Result<()> {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        each(item, out)?;
+    }
+    out.push(b']');
+    Ok(())
 }
 
 #[inline(always)]
@@ -196,20 +196,16 @@ fn numbers(v: &Value, out: &mut Vec<u8>) -> Result<()> {
     if !items.iter().all(Value::is_number) {
         return serde(v, out);
     }
-    out.push(b'[');
-    for (i, n) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        // serde_json's own order: a positive integer, a negative one, else a float.
+    array(out, items, |n, out| {
+        // serde_json's own order: a positive integer, a negative one, else a float. Writing to
+        // a Vec cannot fail.
         let _ = match (n.as_u64(), n.as_i64()) {
             (Some(u), _) => CompactFormatter.write_u64(out, u),
             (None, Some(i)) => CompactFormatter.write_i64(out, i),
             (None, None) => CompactFormatter.write_f64(out, n.as_f64().unwrap_or_default()),
         };
-    }
-    out.push(b']');
-    Ok(())
+        Ok(())
+    })
 }
 
 fn accessor(a: &json::Accessor, out: &mut Vec<u8>) -> Result<()> {
@@ -411,15 +407,10 @@ fn node(n: &json::Node, out: &mut Vec<u8>) -> Result<()> {
         o.uint(b"\"camera\":", c.value() as u64);
     }
     if let Some(children) = children {
-        let out = o.key(b"\"children\":");
-        out.push(b'[');
-        for (i, c) in children.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
+        array(o.key(b"\"children\":"), children, |c, out| {
             uint(c.value() as u64, out);
-        }
-        out.push(b']');
+            Ok(())
+        })?;
     }
     o.extras(extras);
     if let Some(m) = matrix {

@@ -255,12 +255,32 @@ impl Table {
         let def = &self.defs[&tag];
         let mut slots = Vec::new();
         let mut offset = 0;
+        let mut links = false;
+        let mut refs = Vec::new();
         for f in def
             .fields
             .iter()
             .filter(|f| version >= f.min && version <= f.max)
         {
-            let size = self.ty_size(f.ty, small_refs);
+            match f.ty {
+                Ty::Ref(_) => {
+                    links = true;
+                    refs.push(offset);
+                }
+                Ty::Anim(_) => links = true,
+                _ => {}
+            }
+            let size = match f.ty {
+                // An inlined structure is laid out once, for its size and its references both.
+                Ty::Struct(t) => {
+                    let (v, listed) = self.defs[&t].versions[0];
+                    let inner = self.build(t, v, listed, small_refs);
+                    links |= inner.links;
+                    refs.extend(inner.refs.iter().map(|o| offset + o));
+                    inner.size
+                }
+                ty => self.ty_size(ty, small_refs),
+            };
             slots.push(Slot {
                 name: f.name,
                 ty: f.ty,
@@ -270,24 +290,6 @@ impl Table {
             offset += size;
         }
         let opaque = def.fields.is_empty();
-        let mut links = false;
-        let mut refs = Vec::new();
-        for s in &slots {
-            match s.ty {
-                Ty::Ref(_) => {
-                    links = true;
-                    refs.push(s.offset);
-                }
-                Ty::Anim(_) => links = true,
-                Ty::Struct(t) => {
-                    let (v, listed) = self.defs[&t].versions[0];
-                    let inner = self.build(t, v, listed, small_refs);
-                    links |= inner.links;
-                    refs.extend(inner.refs.iter().map(|o| s.offset + o));
-                }
-                _ => {}
-            }
-        }
         Layout {
             tag,
             version,
