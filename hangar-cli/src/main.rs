@@ -12,13 +12,6 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// A conversion makes and frees thousands of small arrays per model (animation keys, JSON
-/// extras) and a few large buffers per file; mimalloc serves both with fewer instructions than
-/// glibc and keeps freed memory for the next file of a batch (measured: an M3 batch 7% faster,
-/// an XMF batch 10%; peak memory about 55 MB instead of 14 MB).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Prints a line to stdout. A closed pipe (`hangar info f | head`) ends the program quietly; any
 /// other failure to write (a full disk) is an error: exit code 1, never a silent success.
 macro_rules! out {
@@ -300,7 +293,24 @@ impl TextureArgs {
     }
 }
 
+/// glibc hands each buffer over 128 KiB to a fresh mmap and unmaps it when freed, so every file
+/// of a batch page-faults its buffers in again (a quarter of an XMF batch's time went there).
+/// Large thresholds keep freed memory for the next file; the peak stays what one file needs.
+/// glibc refuses an mmap threshold above 32 MiB (and keeps its default), so that is the one set.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn keep_freed_memory() {
+    // SAFETY: mallopt only sets allocator parameters; called first thing, before other threads.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn keep_freed_memory() {}
+
 fn main() -> ExitCode {
+    keep_freed_memory();
     let cli = Cli::parse();
     let verbose = cli.verbose;
     let result = match cli.command {
