@@ -201,9 +201,7 @@ converted back, every md5 matches again; re-pack from the original files or take
             if !hangar::io::has_ext(&cat, "cat") {
                 bail!("{}: the catalog's name must end in .cat", cat.display());
             }
-            if let Some(parent) = cat.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent)?;
-            }
+            hangar::io::create_parent(&cat)?;
             let bar = bytes_bar(0);
             let c = catalog::pack(&dir, &cat, &|n| bar.inc(n))?;
             bar.finish_and_clear();

@@ -709,9 +709,7 @@ fn write_component(input: &Path, output: &Path) -> Result<()> {
         anyhow::bail!("{} would be written over the input", p.display());
     }
     for (path, bytes) in &written.files {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
+        hangar::io::create_parent(path)?;
         hangar::io::write_output(path, bytes)?;
     }
     eprintln!(

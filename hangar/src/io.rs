@@ -183,16 +183,11 @@ pub fn write_outputs(files: &[(&Path, &Pieces<'_>)]) -> Result<()> {
         // a system call per file for the usual folder that is already there.
         let created = match std::fs::File::create(&tmp) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    Some(dir) => {
-                        if let Err(e) = std::fs::create_dir_all(dir) {
-                            clean(&temps);
-                            return Err(Error::io(dir, e));
-                        }
-                        std::fs::File::create(&tmp)
-                    }
-                    None => Err(e),
+                if let Err(e) = create_parent(path) {
+                    clean(&temps);
+                    return Err(e);
                 }
+                std::fs::File::create(&tmp)
             }
             other => other,
         };
@@ -213,6 +208,14 @@ pub fn write_outputs(files: &[(&Path, &Pieces<'_>)]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Makes the folder `path` goes in (and those above it) when it is missing; the error names it.
+pub fn create_parent(path: &Path) -> Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e)),
+        None => Ok(()),
+    }
 }
 
 /// Reserves `len` bytes for a file about to be written whole, so ext4 does not reserve its blocks

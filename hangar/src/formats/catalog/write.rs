@@ -238,9 +238,7 @@ fn extract_one(c: &Opened, dir: &Path, e: &Entry) -> Result<u64> {
         )
         .in_file(&c.dat_path)
     })?;
-    if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent).map_err(|err| Error::io(parent, err))?;
-    }
+    crate::io::create_parent(&dest)?;
     crate::io::write_output(&dest, bytes)?;
     if let Ok(secs) = u64::try_from(e.mtime) {
         let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
