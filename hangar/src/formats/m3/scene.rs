@@ -7,7 +7,7 @@
 //! Skinned meshes sit at the scene root (glTF ignores their own transform; the joints carry it).
 
 use super::model::Model;
-use super::table::{floats, le, AnimRef, Entry};
+use super::table::{floats, le, AnimRef, Entry, Reference};
 use super::M3;
 use crate::error::{Error, Result, Warning};
 use crate::model::{
@@ -813,6 +813,7 @@ fn helpers(
 }
 
 /// Key times (ms) and the raw values (VEC3 or QUAT) of one animated property.
+#[derive(Clone, Copy)]
 struct Track<'m> {
     /// The key times (ms), as the file stores them: little-endian i32s.
     frames: &'m [u8],
@@ -827,6 +828,9 @@ struct Tracks<'m, 'a> {
     /// Per STC: (anim id, animRefs value), sorted by id for binary search (no hashing: a model
     /// looks up every bone's three tracks in every sequence).
     ids: Vec<Vec<(u32, u32)>>,
+    /// Per STC: its sd* references in [`SD_FIELDS`] order, read once (by name a track, they were a
+    /// tenth of the animation time).
+    sd: Vec<[Reference; SD_FIELDS.len()]>,
 }
 
 impl<'m, 'a> Tracks<'m, 'a> {
@@ -842,55 +846,84 @@ impl<'m, 'a> Tracks<'m, 'a> {
             pairs.sort_by_key(|p| p.0);
             ids.push(pairs);
         }
-        Ok(Tracks { model, stcs, ids })
+        let sd = stcs
+            .iter()
+            .map(|s| SD_FIELDS.map(|(field, _)| s.reference(field).unwrap_or_default()))
+            .collect();
+        Ok(Tracks {
+            model,
+            stcs,
+            ids,
+            sd,
+        })
     }
 
-    /// Key times (ms) and values of `id` in the STCs `order`, the first that has it.
-    fn find(&self, order: &[usize], id: u32) -> Result<Option<Track<'m>>> {
+    /// The key times (ms) and values that animRefs value `r` of STC `si` points at; `None` for
+    /// a track of another type than VEC3 or QUAT.
+    fn resolve(&self, si: usize, r: u32) -> Result<Option<Track<'m>>> {
+        let (ty, block) = ((r >> 16) as usize, (r & 0xffff) as usize);
+        let (Some(&(field, tag)), Some(&sd)) = (SD_FIELDS.get(ty), self.sd[si].get(ty)) else {
+            return Err(Error::invalid(
+                self.stcs[si].offset_of("animRefs"),
+                format!("MODL.stc[{si}].animRefs"),
+                format!("sequence data type {ty} does not exist"),
+            ));
+        };
+        let value_tag = match tag {
+            "SD3V" => "VEC3",
+            "SD4Q" => "QUAT",
+            _ => return Ok(None),
+        };
+        let b = self
+            .model
+            .entry(sd, block, tag, || format!("MODL.stc[{si}].{field}"))?;
+        // Paths are formatted only when an error needs one: this runs once a track.
+        let frames =
+            self.model
+                .values(b.reference("frames").unwrap_or_default(), "I32_", || {
+                    format!("MODL.stc[{si}].{field}[{block}].frames")
+                })?;
+        let vref = b.reference("values").unwrap_or_default();
+        let values = self.model.values(vref, value_tag, || {
+            format!("MODL.stc[{si}].{field}[{block}].values")
+        })?;
+        Ok(Some(Track {
+            frames,
+            values,
+            value_tag,
+        }))
+    }
+
+    /// The track of each target (bone * 3 + property) of `targets` (anim id, target; sorted) in
+    /// the STCs `order`: the first STC that has the id decides, and of one id twice in an STC
+    /// the one stored last. Each STC's ids are walked beside the targets' (a search of every
+    /// STC for every bone's three ids was most of the animation time).
+    fn tracks(
+        &self,
+        order: &[usize],
+        targets: &[(u32, usize)],
+        out: &mut [Option<Option<Track<'m>>>],
+    ) -> Result<()> {
         for &si in order {
             let pairs = &self.ids[si];
-            let after = pairs.partition_point(|p| p.0 <= id);
-            let Some(&(_, r)) = after
-                .checked_sub(1)
-                .and_then(|i| pairs.get(i))
-                .filter(|p| p.0 == id)
-            else {
-                continue;
-            };
-            let (ty, block) = ((r >> 16) as usize, (r & 0xffff) as usize);
-            let Some(&(field, tag)) = SD_FIELDS.get(ty) else {
-                return Err(Error::invalid(
-                    self.stcs[si].offset_of("animRefs"),
-                    format!("MODL.stc[{si}].animRefs"),
-                    format!("sequence data type {ty} does not exist"),
-                ));
-            };
-            let value_tag = match tag {
-                "SD3V" => "VEC3",
-                "SD4Q" => "QUAT",
-                _ => return Ok(None),
-            };
-            let sd = self.stcs[si].reference(field).unwrap_or_default();
-            let b = self
-                .model
-                .entry(sd, block, tag, || format!("MODL.stc[{si}].{field}"))?;
-            // Paths are formatted only when an error needs one: this runs once a track.
-            let frames =
-                self.model
-                    .values(b.reference("frames").unwrap_or_default(), "I32_", || {
-                        format!("MODL.stc[{si}].{field}[{block}].frames")
-                    })?;
-            let vref = b.reference("values").unwrap_or_default();
-            let values = self.model.values(vref, value_tag, || {
-                format!("MODL.stc[{si}].{field}[{block}].values")
-            })?;
-            return Ok(Some(Track {
-                frames,
-                values,
-                value_tag,
-            }));
+            let mut t = 0;
+            for (i, &(id, r)) in pairs.iter().enumerate() {
+                if pairs.get(i + 1).is_some_and(|next| next.0 == id) {
+                    continue;
+                }
+                while targets.get(t).is_some_and(|x| x.0 < id) {
+                    t += 1;
+                }
+                let mut same = t;
+                while let Some(&(_, target)) = targets.get(same).filter(|x| x.0 == id) {
+                    if let Some(slot @ None) = out.get_mut(target) {
+                        *slot = Some(self.resolve(si, r)?);
+                    }
+                    same += 1;
+                }
+            }
         }
-        Ok(None)
+        Ok(())
     }
 }
 
@@ -957,6 +990,19 @@ fn animations(
         return Ok(());
     }
     let tracks = Tracks::new(*model, &modl)?;
+    // (anim id, bone * 3 + property) of every animated bone property, sorted by id.
+    let mut targets: Vec<(u32, usize)> = bone_refs
+        .iter()
+        .enumerate()
+        .flat_map(|(bi, refs)| {
+            refs.iter().enumerate().filter_map(move |(k, r)| {
+                r.as_ref().filter(|r| r.id != 0).map(|r| (r.id, 3 * bi + k))
+            })
+        })
+        .collect();
+    targets.sort_unstable();
+    // Per bone property, its track in the sequence at hand (decided, maybe as none).
+    let mut found: Vec<Option<Option<Track<'_>>>> = vec![None; 3 * bone_refs.len()];
     for (si, seq) in seqs.iter().enumerate() {
         let spath = format!("MODL.sequences[{si}]");
         let name = model.name_of(seq, "name", &spath);
@@ -981,43 +1027,41 @@ fn animations(
             .collect::<Vec<_>>();
         // Highest priority first; equal priorities keep the stored order.
         order.sort_by_key(|&i| std::cmp::Reverse(tracks.stcs[i].u32("priority").unwrap_or(0)));
-        let mut channels = Vec::with_capacity(bone_refs.len());
-        for (bi, refs) in bone_refs.iter().enumerate() {
-            for (k, r) in refs.iter().enumerate() {
-                let Some(r) = r else { continue };
-                if r.id == 0 {
-                    continue;
-                }
-                let Some(Track {
-                    frames,
-                    values,
-                    value_tag: vt,
-                }) = tracks.find(&order, r.id)?
-                else {
-                    continue;
-                };
-                let width = if vt == "QUAT" { 4 } else { 3 };
-                let n = (frames.len() / 4).min(values.len() / (4 * width));
-                let property = [Property::Translation, Property::Rotation, Property::Scale][k];
-                if (property == Property::Rotation) != (width == 4) {
-                    continue;
-                }
-                let (times, out) = keys(&frames[..4 * n], &values[..4 * width * n], width, start);
-                if times.is_empty() {
-                    continue;
-                }
-                channels.push(Channel {
-                    node: bone_base + bi,
-                    property,
-                    interpolation: if r.interpolation == 0 {
-                        Interpolation::Step
-                    } else {
-                        Interpolation::Linear
-                    },
-                    times,
-                    values: out,
-                });
+        found.iter_mut().for_each(|f| *f = None);
+        tracks.tracks(&order, &targets, &mut found)?;
+        let mut channels = Vec::with_capacity(targets.len());
+        for (target, track) in found.iter().enumerate() {
+            let Some(Some(Track {
+                frames,
+                values,
+                value_tag: vt,
+            })) = *track
+            else {
+                continue;
+            };
+            let (bi, k) = (target / 3, target % 3);
+            let Some(r) = &bone_refs[bi][k] else { continue };
+            let width = if vt == "QUAT" { 4 } else { 3 };
+            let n = (frames.len() / 4).min(values.len() / (4 * width));
+            let property = [Property::Translation, Property::Rotation, Property::Scale][k];
+            if (property == Property::Rotation) != (width == 4) {
+                continue;
             }
+            let (times, out) = keys(&frames[..4 * n], &values[..4 * width * n], width, start);
+            if times.is_empty() {
+                continue;
+            }
+            channels.push(Channel {
+                node: bone_base + bi,
+                property,
+                interpolation: if r.interpolation == 0 {
+                    Interpolation::Step
+                } else {
+                    Interpolation::Linear
+                },
+                times,
+                values: out,
+            });
         }
         if channels.is_empty() {
             if label.is_some() {
