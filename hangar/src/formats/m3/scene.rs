@@ -127,20 +127,21 @@ fn unit(b: u8) -> f32 {
 }
 
 /// The unit vector packed in three bytes at `o` of each `size`-byte vertex in `region`, given to
-/// `each` with its vertex: the floats of glam's `Vec3::normalize_or(fallback)`, computed four
+/// `each` with its vertex and added to `out`: the floats of glam's `Vec3::normalize_or(fallback)`, computed four
 /// vertices at a time (one vertex's square root and division at a time kept the divider busy
 /// for most of the normals' time).
 fn unit_vectors<T>(
+    out: &mut Vec<T>,
     region: &[u8],
     size: usize,
     o: usize,
     fallback: Vec3,
     mut each: impl FnMut(&[u8], [f32; 3]) -> T,
-) -> Vec<T> {
-    let mut out = Vec::with_capacity(region.len() / size.max(1));
+) {
     if size == 0 {
-        return out;
+        return;
     }
+    out.reserve(region.len() / size);
     let mut quads = region.chunks_exact(4 * size);
     for q in &mut quads {
         let v: [&[u8]; 4] = std::array::from_fn(|i| &q[i * size..(i + 1) * size]);
@@ -161,7 +162,6 @@ fn unit_vectors<T>(
         let n = Vec3::new(unit(v[o]), unit(v[o + 1]), unit(v[o + 2])).normalize_or(fallback);
         out.push(each(v, n.to_array()));
     }
-    out
 }
 
 const MATERIAL_LISTS: [(&str, &str); 12] = [
@@ -585,108 +585,122 @@ fn meshes(
         // Vertices without weight follow the first bone of the region's lookup range, as the game
         // binds them (the region's `rootBone` field is not an index into that range).
         let root_bone = lookup.get(lookup_first).map_or(0, |&b| b as usize);
-        // One pass over the region's vertices per attribute: each column is collected from an
-        // exact-size iterator (a loop pushing into every column at once was half the scene time).
+        // Each column is extended from an exact-size iterator (a loop pushing into every column
+        // at once was half the scene time), a block of vertices at a time: the block stays in the
+        // first-level cache from one column to the next, where whole regions were read from
+        // memory once a column.
         let region = &vbytes[first * layout.size..(first + count) * layout.size];
-        let verts = || region.chunks_exact(layout.size);
+        fn column<T>(count: usize) -> Vec<T> {
+            Vec::with_capacity(count)
+        }
         let mut v = Vertices {
-            positions: verts()
-                .map(|vb| floats::<3>(vb).map(|c| finite(c, 0.0)))
+            positions: column(count),
+            normals: layout.normal.map(|_| column(count)),
+            tangents: layout.tangent.and(layout.normal).map(|_| column(count)),
+            colors: layout.color.iter().map(|_| column(count)).collect(),
+            uvs: (0..layout.float_uvs.len() + layout.uvs.len())
+                .map(|_| column(count))
                 .collect(),
-            normals: layout
-                .normal
-                .map(|o| unit_vectors(region, layout.size, o, Vec3::Z, |_, n| n)),
             ..Default::default()
         };
-        if let (Some(t), Some(o)) = (layout.tangent, layout.normal) {
-            // The normal's fourth byte is the bitangent sign: 255 for glTF's -1 (measured on the
-            // corpus against the UV layout and mikktspace, see tests/tangents.rs).
-            v.tangents = Some(unit_vectors(
-                region,
-                layout.size,
-                t,
-                Vec3::X,
-                |vb, [x, y, z]| [x, y, z, if vb[o + 3] >= 128 { -1.0 } else { 1.0 }],
-            ));
-        }
-        if let Some(o) = layout.color {
-            // Stored B G R A.
-            v.colors = vec![verts()
-                .map(|vb| [vb[o + 2], vb[o + 1], vb[o], vb[o + 3]].map(from_unorm8))
-                .collect()];
-        }
-        for &o in &layout.float_uvs {
-            v.uvs.push(
-                verts()
-                    .map(|vb| floats::<2>(&vb[o..]).map(|c| finite(c, 0.0)))
-                    .collect(),
-            );
-        }
-        for &o in &layout.uvs {
-            let scaled =
-                |lo: u8, hi: u8| i16::from_le_bytes([lo, hi]) as f32 * multiply / 32768.0 + offset;
-            v.uvs.push(
-                verts()
-                    .map(|vb| [scaled(vb[o], vb[o + 1]), scaled(vb[o + 2], vb[o + 3])])
-                    .collect(),
-            );
-        }
+        let skin_layout = layout.skin.filter(|_| skinned);
+        let mut skin_columns: (Vec<[u16; 4]>, Vec<[f32; 4]>) = match skin_layout {
+            Some(_) => (column(count), column(count)),
+            None => Default::default(),
+        };
+        // The region's bone lookup resolved once for the 256 indices a vertex can hold.
+        let bone_of: [Option<u16>; 256] = std::array::from_fn(|li| {
+            (li < lookup_count)
+                .then(|| lookup.get(lookup_first + li))
+                .flatten()
+                .filter(|&&b| (b as usize) < bone_count)
+                .copied()
+        });
         let mut bad_lookup = 0usize;
         let mut unweighted = 0usize;
-        if let (Some((o, pairs)), true) = (layout.skin, skinned) {
-            // The region's bone lookup resolved once for the 256 indices a vertex can hold.
-            let bone_of: [Option<u16>; 256] = std::array::from_fn(|li| {
-                (li < lookup_count)
-                    .then(|| lookup.get(lookup_first + li))
-                    .flatten()
-                    .filter(|&&b| (b as usize) < bone_count)
-                    .copied()
-            });
-            let (joints, weights) = verts()
-                .map(|vb| {
-                    // Up to four (bone, weight) pairs packed 16 bits each in two integers: arrays
-                    // written element by element and read back as vectors stalled every vertex
-                    // (most of the skin's time).
-                    let (mut bones, mut raw) = (0u64, 0u64);
-                    let mut total = 0;
-                    let mut n = 0;
-                    for k in 0..pairs.min(4) {
-                        let w = vb[o + k];
-                        if w == 0 {
-                            continue;
-                        }
-                        let Some(bone) = bone_of[vb[o + pairs + k] as usize] else {
-                            bad_lookup += 1;
-                            continue;
-                        };
-                        total += w as u32;
-                        // The same bone twice adds up.
-                        let at = (0..n)
-                            .find(|&i| (bones >> (16 * i)) as u16 == bone)
-                            .unwrap_or_else(|| {
-                                bones |= (bone as u64) << (16 * n);
-                                n += 1;
-                                n - 1
-                            });
-                        raw += (w as u64) << (16 * at);
+        const BLOCK: usize = 256;
+        for block in region.chunks(BLOCK * layout.size) {
+            let verts = || block.chunks_exact(layout.size);
+            v.positions
+                .extend(verts().map(|vb| floats::<3>(vb).map(|c| finite(c, 0.0))));
+            if let (Some(o), Some(normals)) = (layout.normal, &mut v.normals) {
+                unit_vectors(normals, block, layout.size, o, Vec3::Z, |_, n| n);
+            }
+            if let (Some(t), Some(o), Some(tangents)) =
+                (layout.tangent, layout.normal, &mut v.tangents)
+            {
+                // The normal's fourth byte is the bitangent sign: 255 for glTF's -1 (measured on
+                // the corpus against the UV layout and mikktspace, see tests/tangents.rs).
+                unit_vectors(tangents, block, layout.size, t, Vec3::X, |vb, [x, y, z]| {
+                    [x, y, z, if vb[o + 3] >= 128 { -1.0 } else { 1.0 }]
+                });
+            }
+            if let (Some(o), Some(colors)) = (layout.color, v.colors.first_mut()) {
+                // Stored B G R A.
+                colors.extend(
+                    verts().map(|vb| [vb[o + 2], vb[o + 1], vb[o], vb[o + 3]].map(from_unorm8)),
+                );
+            }
+            let (float_uvs, int_uvs) = v.uvs.split_at_mut(layout.float_uvs.len());
+            for (&o, uvs) in layout.float_uvs.iter().zip(float_uvs) {
+                uvs.extend(verts().map(|vb| floats::<2>(&vb[o..]).map(|c| finite(c, 0.0))));
+            }
+            for (&o, uvs) in layout.uvs.iter().zip(int_uvs) {
+                let scaled = |lo: u8, hi: u8| {
+                    i16::from_le_bytes([lo, hi]) as f32 * multiply / 32768.0 + offset
+                };
+                uvs.extend(
+                    verts().map(|vb| [scaled(vb[o], vb[o + 1]), scaled(vb[o + 2], vb[o + 3])]),
+                );
+            }
+            let Some((o, pairs)) = skin_layout else {
+                continue;
+            };
+            skin_columns.extend(verts().map(|vb| {
+                // Up to four (bone, weight) pairs packed 16 bits each in two integers: arrays
+                // written element by element and read back as vectors stalled every vertex
+                // (most of the skin's time).
+                let (mut bones, mut raw) = (0u64, 0u64);
+                let mut total = 0;
+                let mut n = 0;
+                for k in 0..pairs.min(4) {
+                    let w = vb[o + k];
+                    if w == 0 {
+                        continue;
                     }
-                    if total == 0 {
-                        unweighted += 1;
-                        let root = root_bone.min(bone_count.saturating_sub(1)) as u16;
-                        return ([root, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
-                    }
-                    let lane = |v: u64, i: u32| (v >> (16 * i)) as u16;
-                    // One vector division, not four (each waited for the one before: a third of
-                    // the skin's time).
-                    let raw = glam::Vec4::from_array([0, 1, 2, 3].map(|i| lane(raw, i) as f32));
-                    (
-                        [0, 1, 2, 3].map(|i| lane(bones, i)),
-                        (raw / total as f32).to_array(),
-                    )
-                })
-                .unzip();
-            v.joints = Some(joints);
-            v.weights = Some(weights);
+                    let Some(bone) = bone_of[vb[o + pairs + k] as usize] else {
+                        bad_lookup += 1;
+                        continue;
+                    };
+                    total += w as u32;
+                    // The same bone twice adds up.
+                    let at = (0..n)
+                        .find(|&i| (bones >> (16 * i)) as u16 == bone)
+                        .unwrap_or_else(|| {
+                            bones |= (bone as u64) << (16 * n);
+                            n += 1;
+                            n - 1
+                        });
+                    raw += (w as u64) << (16 * at);
+                }
+                if total == 0 {
+                    unweighted += 1;
+                    let root = root_bone.min(bone_count.saturating_sub(1)) as u16;
+                    return ([root, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
+                }
+                let lane = |v: u64, i: u32| (v >> (16 * i)) as u16;
+                // One vector division, not four (each waited for the one before: a third of the
+                // skin's time).
+                let raw = glam::Vec4::from_array([0, 1, 2, 3].map(|i| lane(raw, i) as f32));
+                (
+                    [0, 1, 2, 3].map(|i| lane(bones, i)),
+                    (raw / total as f32).to_array(),
+                )
+            }));
+        }
+        if skin_layout.is_some() {
+            v.joints = Some(skin_columns.0);
+            v.weights = Some(skin_columns.1);
         }
         if bad_lookup > 0 {
             warnings.push(Warning::new(None, format!("{path}.firstBoneLookup"), format!("{bad_lookup} bone weights point outside the region's bone lookup and are dropped")));
@@ -1165,7 +1179,8 @@ mod tests {
             };
             region.extend([b[0], v[0], v[1], v[2], 9]);
         }
-        let got = unit_vectors(&region, 5, 1, Vec3::Z, |vb, n| (vb[4], n));
+        let mut got = Vec::new();
+        unit_vectors(&mut got, &region, 5, 1, Vec3::Z, |vb, n| (vb[4], n));
         assert_eq!(got.len(), 4099);
         for (k, (tag, n)) in got.iter().enumerate() {
             let v = &region[5 * k..5 * k + 5];
