@@ -431,7 +431,9 @@ pub fn to_gltf_with<'s>(
             check("weights", ws.len())?;
             let small = js.iter().all(|j| j.iter().all(|&x| x < 256));
             let (bytes, component) = if small {
-                let b8: Vec<u8> = js.iter().flat_map(|j| j.map(|x| x as u8)).collect();
+                // Collected as arrays (one exact-size pass), then flattened in place.
+                let b8: Vec<[u8; 4]> = js.iter().map(|j| j.map(|x| x as u8)).collect();
+                let b8 = b8.into_flattened();
                 (Cow::Owned(b8), accessor::ComponentType::U8)
             } else {
                 (
@@ -599,6 +601,7 @@ pub fn to_gltf_with<'s>(
         b.root.extensions_used.push("KHR_lights_punctual".into());
     }
 
+    b.root.nodes.reserve(scene.nodes.len());
     let mut children: Vec<Vec<Index<json::Node>>> = vec![Vec::new(); scene.nodes.len()];
     let mut roots = Vec::new();
     for (i, n) in scene.nodes.iter().enumerate() {
