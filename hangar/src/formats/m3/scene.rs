@@ -127,8 +127,8 @@ fn unit(b: u8) -> f32 {
 }
 
 /// The unit vector packed in three bytes at `o` of each `size`-byte vertex in `region`, given to
-/// `each` with its vertex and added to `out`: the floats of glam's `Vec3::normalize_or(fallback)`, computed four
-/// vertices at a time (one vertex's square root and division at a time kept the divider busy
+/// `each` with its vertex and added to `out`: the floats of glam's `Vec3::normalize_or(fallback)`,
+/// computed four vertices at a time (one vertex's square root and division at a time kept the divider busy
 /// for most of the normals' time).
 fn unit_vectors<T>(
     out: &mut Vec<T>,
@@ -882,8 +882,7 @@ struct Track<'m> {
 struct Tracks<'m, 'a> {
     model: Model<'m, 'a>,
     stcs: Vec<Entry<'m>>,
-    /// Per STC: (anim id, animRefs value), sorted by id for binary search (no hashing: a model
-    /// looks up every bone's three tracks in every sequence).
+    /// Per STC: (anim id, animRefs value), sorted by id, to be walked beside the bones' ids.
     ids: Vec<Vec<(u32, u32)>>,
     /// Per STC: its sd* references in [`SD_FIELDS`] order, read once (by name a track, they were a
     /// tenth of the animation time).
