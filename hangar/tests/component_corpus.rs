@@ -617,14 +617,14 @@ fn gltf_animations_are_written_as_ani_keys() {
                 node: body,
                 property: Property::Translation,
                 interpolation: Interpolation::Linear,
-                times: vec![0.0, 1.5],
-                values: vec![0.0, 0.0, 0.0, -1.0, 2.0, 3.0],
+                times: vec![0.0, 1.5].into(),
+                values: vec![0.0, 0.0, 0.0, -1.0, 2.0, 3.0].into(),
             },
             Channel {
                 node: body,
                 property: Property::Rotation,
                 interpolation: Interpolation::Step,
-                times: vec![0.0, 1.5],
+                times: vec![0.0, 1.5].into(),
                 values: [glam::Quat::IDENTITY, quarter]
                     .iter()
                     .flat_map(|q| q.to_array())

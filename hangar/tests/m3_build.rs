@@ -156,8 +156,8 @@ fn a_static_quad_becomes_one_region_bound_to_one_root_bone() {
             node: 0,
             property: Property::Translation,
             interpolation: Interpolation::Linear,
-            times: vec![0.0, 1.0],
-            values: vec![0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+            times: vec![0.0, 1.0].into(),
+            values: vec![0.0, 0.0, 0.0, 0.0, 1.0, 0.0].into(),
         }],
         extras: Default::default(),
     });
@@ -193,7 +193,7 @@ fn a_static_quad_becomes_one_region_bound_to_one_root_bone() {
     assert!((uv[0] - 1.0).abs() < 1e-3 && (uv[1] - 1.0).abs() < 1e-3);
     // The translation track comes back, turned into M3 space.
     let c = &back.animations[0].channels[0];
-    assert_eq!(c.times, vec![0.0, 1.0]);
+    assert_eq!(c.times[..], [0.0, 1.0]);
     assert!((c.values[5] - 1.0).abs() < 1e-5, "{:?}", c.values);
 }
 

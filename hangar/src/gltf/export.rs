@@ -844,7 +844,8 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
     // Channels with the same key times (an M3 sequence's bones, mostly) share one input accessor:
     // a smaller JSON and buffer, and less to write. Keyed by count and end times, then compared
     // (hashing every time array was 3% of an M3 batch).
-    type Inputs<'s> = Vec<(&'s [u8], Index<accessor::Accessor>)>;
+    // A scene may share one time range between channels (`Keys::same`): then no comparison.
+    type Inputs<'s> = Vec<(&'s crate::model::Keys, Index<accessor::Accessor>)>;
     let mut inputs: std::collections::HashMap<(usize, u32, u32), Inputs<'s>> = Default::default();
     for (ai, a) in scene.animations.iter().enumerate() {
         let mut channels = Vec::with_capacity(a.channels.len());
@@ -882,7 +883,11 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
             let hi = c.times[n - 1];
             let times: &'s [u8] = bytemuck::cast_slice(&c.times);
             let same = inputs.entry((n, lo.to_bits(), hi.to_bits())).or_default();
-            let input = match same.iter().find(|(t, _)| *t == times) {
+            let found = same.iter().find(|(t, _)| t.same(&c.times)).or_else(|| {
+                same.iter()
+                    .find(|(t, _)| bytemuck::cast_slice::<f32, u8>(t) == times)
+            });
+            let input = match found {
                 Some(&(_, i)) => i,
                 None => {
                     let i = b.accessor(
@@ -893,7 +898,7 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                         Some((j!([lo]), j!([hi]))),
                         None,
                     );
-                    same.push((times, i));
+                    same.push((&c.times, i));
                     i
                 }
             };

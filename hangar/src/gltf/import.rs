@@ -470,8 +470,8 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 } else {
                     model::Interpolation::Linear
                 },
-                times,
-                values,
+                times: times.into(),
+                values: values.into(),
             });
         }
         scene.animations.push(model::Animation {

@@ -58,8 +58,96 @@ pub struct Channel {
     pub node: usize,
     pub property: Property,
     pub interpolation: Interpolation,
-    pub times: Vec<f32>,
-    pub values: Vec<f32>,
+    pub times: Keys,
+    pub values: Keys,
+}
+
+/// A channel's key floats, read as a slice: its own, or a range of one buffer that the channels of
+/// a clip share (an M3 sequence decodes all its tracks into one allocation, not two a channel, and
+/// its bones' identical key times into one range).
+#[derive(Clone, Default)]
+pub struct Keys {
+    buf: std::sync::Arc<Vec<f32>>,
+    start: usize,
+    end: usize,
+}
+
+impl Keys {
+    /// `range` of `buf`; `None` when `buf` does not hold it.
+    pub fn shared(buf: &std::sync::Arc<Vec<f32>>, range: std::ops::Range<usize>) -> Option<Keys> {
+        buf.get(range.clone())?;
+        Some(Keys {
+            buf: buf.clone(),
+            start: range.start,
+            end: range.end,
+        })
+    }
+
+    /// True when both are the same range of the same buffer (so equal without comparing floats).
+    pub fn same(&self, other: &Keys) -> bool {
+        std::sync::Arc::ptr_eq(&self.buf, &other.buf)
+            && (self.start, self.end) == (other.start, other.end)
+    }
+}
+
+impl From<Vec<f32>> for Keys {
+    fn from(v: Vec<f32>) -> Keys {
+        Keys {
+            end: v.len(),
+            start: 0,
+            buf: std::sync::Arc::new(v),
+        }
+    }
+}
+
+impl FromIterator<f32> for Keys {
+    fn from_iter<I: IntoIterator<Item = f32>>(iter: I) -> Keys {
+        Vec::from_iter(iter).into()
+    }
+}
+
+impl<'k> IntoIterator for &'k Keys {
+    type Item = &'k f32;
+    type IntoIter = std::slice::Iter<'k, f32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::ops::Deref for Keys {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        // `shared` and `from` only make ranges inside the buffer, which never changes.
+        &self.buf[self.start..self.end]
+    }
+}
+
+/// Editing keys gives the channel its own copy first when it shares its buffer (copy on write).
+impl std::ops::DerefMut for Keys {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        let whole = self.start == 0 && self.end == self.buf.len();
+        if !whole || std::sync::Arc::get_mut(&mut self.buf).is_none() {
+            *self = Keys::from(self.to_vec());
+        }
+        let (start, end) = (self.start, self.end);
+        match std::sync::Arc::get_mut(&mut self.buf) {
+            Some(v) => &mut v[start..end],
+            // Unreachable: the buffer was just made this channel's own.
+            None => &mut [],
+        }
+    }
+}
+
+impl std::fmt::Debug for Keys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for Keys {
+    fn eq(&self, other: &Keys) -> bool {
+        self[..] == other[..]
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -545,5 +633,33 @@ impl Scene {
             .map(|(material, indices)| Primitive { indices, material })
             .collect();
         out
+    }
+}
+
+#[cfg(test)]
+mod keys_tests {
+    use super::Keys;
+    use std::sync::Arc;
+
+    #[test]
+    fn shared_keys_read_their_range_and_copy_before_an_edit() {
+        let buf = Arc::new(vec![0.0, 0.5, 1.0, 7.0, 8.0, 9.0]);
+        let times = Keys::shared(&buf, 0..3).unwrap();
+        let mut values = Keys::shared(&buf, 3..6).unwrap();
+        assert!(Keys::shared(&buf, 4..7).is_none());
+        assert_eq!(times[..], [0.0, 0.5, 1.0]);
+        assert!(times.same(&Keys::shared(&buf, 0..3).unwrap()));
+        assert!(!times.same(&Keys::from(vec![0.0, 0.5, 1.0])));
+        assert_eq!(times, Keys::from(vec![0.0, 0.5, 1.0]));
+        values[1] = -8.0;
+        assert_eq!(values[..], [7.0, -8.0, 9.0]);
+        // The shared buffer, and the other channel reading it, are unchanged.
+        assert_eq!(buf[..], [0.0, 0.5, 1.0, 7.0, 8.0, 9.0]);
+        assert!(!values.same(&Keys::shared(&buf, 3..6).unwrap()));
+        // A channel's own keys are edited in place.
+        let mut own = Keys::from(vec![1.0, 2.0]);
+        own[0] = 3.0;
+        assert_eq!(own[..], [3.0, 2.0]);
+        assert_eq!(format!("{own:?}"), "[3.0, 2.0]");
     }
 }

@@ -301,7 +301,7 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         node,
         property,
         interpolation,
-        times,
+        times: times.into(),
         values: samples.into_iter().flat_map(convert).collect(),
     })
 }
@@ -373,8 +373,8 @@ pub fn animations(
                 node,
                 property: Property::Translation,
                 interpolation: Interpolation::Step,
-                times: vec![0.0],
-                values: vec![0.0, 0.0, 0.0],
+                times: vec![0.0].into(),
+                values: vec![0.0, 0.0, 0.0].into(),
             });
         }
         if n[3] + n[4] > 0 {

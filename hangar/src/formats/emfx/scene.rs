@@ -738,8 +738,8 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
                     node,
                     property,
                     interpolation: Interpolation::Linear,
-                    times,
-                    values,
+                    times: times.into(),
+                    values: values.into(),
                 });
             }
         }
@@ -817,8 +817,8 @@ fn add_morph_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec
             node: ni,
             property: Property::Weights,
             interpolation: Interpolation::Linear,
-            times,
-            values,
+            times: times.into(),
+            values: values.into(),
         });
     }
     let unused: Vec<String> = tracks

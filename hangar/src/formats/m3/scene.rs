@@ -11,13 +11,15 @@ use super::table::{floats, le, AnimRef, Entry, Reference};
 use super::M3;
 use crate::error::{Error, Result, Warning};
 use crate::model::{
-    Animation, Camera, Channel, Interpolation, Light, LightKind, Material, Mesh, Node, Primitive,
-    Property, Scene, Skin, Vertices,
+    Animation, Camera, Channel, Interpolation, Keys, Light, LightKind, Material, Mesh, Node,
+    Primitive, Property, Scene, Skin, Vertices,
 };
 use crate::normalized::from_unorm8;
 use glam::{Quat, Vec3, Vec4};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// Where each part of a vertex sits, from MODL.vertexFlags.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -983,10 +985,40 @@ impl<'m, 'a> Tracks<'m, 'a> {
     }
 }
 
-/// One track's keys: times in seconds from the sequence `start` (ms) and `width` floats each
-/// (rotations normalized, other values finite). Times must rise strictly in glTF: a key earlier
-/// than the one before is dropped, and of keys at the same time the later value is kept.
-fn keys(frames: &[u8], values: &[u8], width: usize, start: i64) -> (Vec<f32>, Vec<f32>) {
+/// Key times already decoded in one sequence, by their raw frames: a sequence's bones mostly share
+/// a few arrays. The latest few are kept and compared (bounded: a file of all-different arrays
+/// costs a few comparisons a track, not a search of all of them).
+#[derive(Default)]
+struct SharedTimes<'m>(Vec<(&'m [u8], Range<usize>)>);
+
+impl<'m> SharedTimes<'m> {
+    const KEPT: usize = 8;
+
+    fn get(&self, frames: &[u8]) -> Option<Range<usize>> {
+        let (_, r) = self.0.iter().rev().find(|(f, _)| *f == frames)?;
+        Some(r.clone())
+    }
+
+    fn insert(&mut self, frames: &'m [u8], times: Range<usize>) {
+        if self.0.len() == Self::KEPT {
+            self.0.remove(0);
+        }
+        self.0.push((frames, times));
+    }
+}
+
+/// One track's keys, appended to `pool`: times in seconds from the sequence `start` (ms) and
+/// `width` floats each (rotations normalized, other values finite); returns where each lies.
+/// Times must rise strictly in glTF: a key earlier than the one before is dropped, and of keys at
+/// the same time the later value is kept. Times the sequence decoded before (`shared`) are reused.
+fn keys<'m>(
+    frames: &'m [u8],
+    values: &[u8],
+    width: usize,
+    start: i64,
+    pool: &mut Vec<f32>,
+    shared: &mut SharedTimes<'m>,
+) -> (Range<usize>, Range<usize>) {
     let time = |f: &[u8]| {
         let ms = i32::from_le_bytes(le(f, 0)) as i64;
         (ms - start).max(0) as f32 / 1000.0
@@ -1000,35 +1032,51 @@ fn keys(frames: &[u8], values: &[u8], width: usize, start: i64) -> (Vec<f32>, Ve
             slot.copy_from_slice(&vector(raw));
         }
     };
-    let times: Vec<f32> = frames.chunks_exact(4).map(time).collect();
-    let n = times.len();
-    if times.windows(2).all(|w| w[0] < w[1]) {
-        // The usual track: every key kept, collected as arrays from an exact-size iterator (one
-        // allocation, not zeroed first) and flattened in place.
-        let out = if width == 4 {
-            let keys: Vec<_> = values.chunks_exact(16).map(rotation).collect();
-            keys.into_flattened()
+    let n = frames.len() / 4;
+    let times = match shared.get(frames) {
+        Some(r) => r,
+        None => {
+            let at = pool.len();
+            pool.extend(frames.chunks_exact(4).map(time));
+            at..pool.len()
+        }
+    };
+    if pool[times.clone()].windows(2).all(|w| w[0] < w[1]) {
+        // The usual track: every key kept.
+        if times.end == pool.len() && !times.is_empty() {
+            shared.insert(frames, times.clone());
+        }
+        let at = pool.len();
+        if width == 4 {
+            for raw in values.chunks_exact(16) {
+                pool.extend_from_slice(&rotation(raw));
+            }
         } else {
-            let keys: Vec<_> = values.chunks_exact(12).map(vector).collect();
-            keys.into_flattened()
-        };
-        return (times, out);
+            for raw in values.chunks_exact(12) {
+                pool.extend_from_slice(&vector(raw));
+            }
+        }
+        return (times, at..pool.len());
     }
-    let mut kept: Vec<f32> = Vec::with_capacity(n);
+    // Rising times were shared, so these were decoded just now and are the pool's end.
+    let all: Vec<f32> = pool.drain(times).collect();
+    let kept_at = pool.len();
     let mut out = Vec::with_capacity(n * width);
-    for (&t, raw) in times.iter().zip(values.chunks_exact(4 * width)) {
-        let at = match kept.last() {
+    for (&t, raw) in all.iter().zip(values.chunks_exact(4 * width)) {
+        let at = match pool[kept_at..].last() {
             Some(&l) if t < l => continue,
             Some(&l) if t == l => out.len() - width,
             _ => {
-                kept.push(t);
+                pool.push(t);
                 out.resize(out.len() + width, 0.0);
                 out.len() - width
             }
         };
         value(raw, &mut out[at..]);
     }
-    (kept, out)
+    let values_at = pool.len();
+    pool.extend_from_slice(&out);
+    (kept_at..values_at, values_at..pool.len())
 }
 
 fn animations(
@@ -1085,7 +1133,16 @@ fn animations(
         order.sort_by_key(|&i| std::cmp::Reverse(tracks.stcs[i].u32("priority").unwrap_or(0)));
         found.iter_mut().for_each(|f| *f = None);
         tracks.tracks(&order, &targets, &mut found)?;
-        let mut channels = Vec::with_capacity(targets.len());
+        // Every track's keys go into one buffer the sequence's channels share.
+        let floats: usize = found
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|t| t.frames.len() / 4 * if t.value_tag == "QUAT" { 5 } else { 4 })
+            .sum();
+        let mut pool = Vec::with_capacity(floats);
+        let mut shared = SharedTimes::default();
+        let mut decoded = Vec::with_capacity(targets.len());
         for (target, track) in found.iter().enumerate() {
             let Some(Some(Track {
                 frames,
@@ -1103,22 +1160,35 @@ fn animations(
             if (property == Property::Rotation) != (width == 4) {
                 continue;
             }
-            let (times, out) = keys(&frames[..4 * n], &values[..4 * width * n], width, start);
+            let (times, out) = keys(
+                &frames[..4 * n],
+                &values[..4 * width * n],
+                width,
+                start,
+                &mut pool,
+                &mut shared,
+            );
             if times.is_empty() {
                 continue;
             }
-            channels.push(Channel {
-                node: bone_base + bi,
-                property,
-                interpolation: if r.interpolation == 0 {
-                    Interpolation::Step
-                } else {
-                    Interpolation::Linear
-                },
-                times,
-                values: out,
-            });
+            let interpolation = if r.interpolation == 0 {
+                Interpolation::Step
+            } else {
+                Interpolation::Linear
+            };
+            decoded.push((bone_base + bi, property, interpolation, times, out));
         }
+        let pool = Arc::new(pool);
+        let mut channels: Vec<Channel> = decoded
+            .into_iter()
+            .map(|(node, property, interpolation, times, values)| Channel {
+                node,
+                property,
+                interpolation,
+                times: Keys::shared(&pool, times).unwrap_or_default(),
+                values: Keys::shared(&pool, values).unwrap_or_default(),
+            })
+            .collect();
         if channels.is_empty() {
             if label.is_some() {
                 continue;
@@ -1129,8 +1199,8 @@ fn animations(
                     node: bone_base,
                     property: Property::Translation,
                     interpolation: Interpolation::Step,
-                    times: vec![0.0],
-                    values: n.translation.to_array().to_vec(),
+                    times: vec![0.0].into(),
+                    values: n.translation.to_array().to_vec().into(),
                 });
             } else {
                 warnings.push(Warning::new(
@@ -1164,7 +1234,7 @@ fn animations(
 
 #[cfg(test)]
 mod tests {
-    use super::keys;
+    use super::{keys, SharedTimes};
 
     #[test]
     fn unit_vectors_four_at_a_time_are_the_floats_of_one_at_a_time() {
@@ -1227,9 +1297,16 @@ mod tests {
     fn rising_keys_are_kept_in_seconds_from_the_sequence_start() {
         let frames = bytes_i32(&[100, 600, 1100]);
         let values = bytes_f32(&[1.0, 2.0, 3.0, f32::NAN, 5.0, 6.0, 7.0, 8.0, f32::INFINITY]);
-        let (t, v) = keys(&frames, &values, 3, 100);
-        assert_eq!(t, vec![0.0, 0.5, 1.0]);
-        assert_eq!(v, vec![1.0, 2.0, 3.0, 0.0, 5.0, 6.0, 7.0, 8.0, 0.0]);
+        let mut pool = vec![9.0];
+        let mut shared = SharedTimes::default();
+        let (t, v) = keys(&frames, &values, 3, 100, &mut pool, &mut shared);
+        assert_eq!((t.clone(), v.clone()), (1..4, 4..13));
+        assert_eq!(pool[t], [0.0, 0.5, 1.0]);
+        assert_eq!(pool[v], [1.0, 2.0, 3.0, 0.0, 5.0, 6.0, 7.0, 8.0, 0.0]);
+        // The same frames again share the times; the values are the track's own.
+        let (t2, v2) = keys(&frames, &values, 3, 100, &mut pool, &mut shared);
+        assert_eq!((t2, v2), (1..4, 13..22));
+        assert_eq!(pool.len(), 22);
     }
 
     #[test]
@@ -1238,8 +1315,18 @@ mod tests {
         let frames = bytes_i32(&[0, 100, 600, 300, 1000]);
         let q = |z: f32| [0.0, 0.0, z, 1.0];
         let raw: Vec<f32> = [q(0.0), q(1.0), q(2.0), q(3.0), q(4.0)].concat();
-        let (t, v) = keys(&frames, &bytes_f32(&raw), 4, 100);
-        assert_eq!(t, vec![0.0, 0.5, 0.9]);
+        let mut pool = Vec::new();
+        let (t, v) = keys(
+            &frames,
+            &bytes_f32(&raw),
+            4,
+            100,
+            &mut pool,
+            &mut Default::default(),
+        );
+        assert_eq!((t.clone(), v.clone()), (0..3, 3..15));
+        let (t, v) = (&pool[t], &pool[v]);
+        assert_eq!(t, [0.0, 0.5, 0.9]);
         // Rotations come back normalized: (0, 0, z, 1) / sqrt(z^2 + 1).
         let n = |z: f32| {
             [
