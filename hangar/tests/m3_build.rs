@@ -739,3 +739,83 @@ fn blender_exports_become_m3_files() {
         std::fs::write(gltf_dir.join(format!("{stem}.glb")), glb).unwrap();
     }
 }
+
+#[test]
+fn bones_sharing_an_anim_id_share_one_decoded_track() {
+    // Two nodes, each moved by its own track; then the file is edited so that the second bone's
+    // location names the first one's anim id (as hostile or hand-edited files do).
+    let mut s = Scene::default();
+    let mut mesh = Mesh::default();
+    mesh.vertices.positions = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    mesh.primitives = vec![Primitive {
+        indices: vec![0, 1, 2],
+        material: None,
+    }];
+    s.meshes.push(mesh);
+    let mut a = Node::new("a");
+    a.mesh = Some(0);
+    let mut b = Node::new("b");
+    b.parent = Some(0);
+    s.nodes.extend([a, b]);
+    let track = |node, y: f32| Channel {
+        node,
+        property: Property::Translation,
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 1.0].into(),
+        values: vec![0.0, 0.0, 0.0, 0.0, y, 0.0].into(),
+    };
+    s.animations.push(Animation {
+        name: "Walk".into(),
+        channels: vec![track(0, 1.0), track(1, 2.0)],
+        extras: Default::default(),
+    });
+    let (bytes, _) = build::build(&s, &build::Options::default()).unwrap();
+    let (m3, _) = read::read(&bytes).unwrap();
+    let mut json = hangar::formats::m3::dump::to_json(&m3);
+    let bones = json["sections"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|s| s["tag"] == "BONE")
+        .unwrap();
+    let entries = bones["entries"].as_array_mut().unwrap();
+    // Bone k is the skin's joint k.
+    let first = reread(&bytes);
+    let bone = |name: &str| {
+        let joints = &first.skins[0].joints;
+        joints
+            .iter()
+            .position(|&j| first.nodes[j].name == name)
+            .unwrap()
+    };
+    let (ia, ib) = (bone("a"), bone("b"));
+    let id = entries[ia]["location"]["id"].clone();
+    assert_ne!(entries[ib]["location"]["id"], id);
+    entries[ib]["location"]["id"] = id;
+    let edited = hangar::formats::m3::dump::from_json(&json).unwrap();
+    let edited = hangar::formats::m3::write::write(&edited).unwrap();
+
+    let back = reread(&edited);
+    let walk = &back.animations[0];
+    let moved: Vec<&Channel> = walk
+        .channels
+        .iter()
+        .filter(|c| c.property == Property::Translation)
+        .collect();
+    assert_eq!(moved.len(), 2);
+    // One decoded range for both bones: the first bone's keys (glTF Y is M3 Z).
+    assert!(moved[0].values.same(&moved[1].values));
+    assert!(moved[0].times.same(&moved[1].times));
+    assert!(
+        (moved[1].values[5] - 1.0).abs() < 1e-5,
+        "{:?}",
+        moved[1].values
+    );
+    // And one output accessor in the glTF for both channels.
+    let e = hangar::gltf::to_gltf(&back).unwrap();
+    let samplers = &e.root.animations[0].samplers;
+    let outputs: std::collections::BTreeSet<u32> =
+        samplers.iter().map(|s| s.output.value() as u32).collect();
+    assert_eq!(samplers.len(), walk.channels.len());
+    assert_eq!(outputs.len(), walk.channels.len() - 1);
+}

@@ -847,6 +847,8 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
     // A scene may share one time range between channels (`Keys::same`): then no comparison.
     type Inputs<'s> = Vec<(&'s crate::model::Keys, Index<accessor::Accessor>)>;
     let mut inputs: std::collections::HashMap<(usize, u32, u32), Inputs<'s>> = Default::default();
+    let mut outputs: std::collections::HashMap<(usize, usize, u8), Index<accessor::Accessor>> =
+        Default::default();
     for (ai, a) in scene.animations.iter().enumerate() {
         let mut channels = Vec::with_capacity(a.channels.len());
         let mut samplers = Vec::with_capacity(a.channels.len());
@@ -907,18 +909,24 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                 Property::Rotation => (n, accessor::Type::Vec4),
                 _ => (n, accessor::Type::Vec3),
             };
-            let output = if b.quantize && c.property == Property::Rotation {
-                b.normalized(quantize::rotations(&c.values), count, I16, ty, None, None)
-            } else {
-                b.accessor(
+            // Channels reading the very same floats (M3 bones sharing an anim id) share one
+            // output accessor: the slice's address names them, as the scene outlives the export.
+            let shared_output = (c.values.as_ptr() as usize, c.values.len(), c.property as u8);
+            let output = match outputs.get(&shared_output) {
+                Some(&o) => o,
+                None if b.quantize && c.property == Property::Rotation => {
+                    b.normalized(quantize::rotations(&c.values), count, I16, ty, None, None)
+                }
+                None => b.accessor(
                     Cow::Borrowed(bytemuck::cast_slice(&c.values)),
                     count,
                     accessor::ComponentType::F32,
                     ty,
                     None,
                     None,
-                )
+                ),
             };
+            outputs.insert(shared_output, output);
             samplers.push(animation::Sampler {
                 extensions: None,
                 extras: Default::default(),
@@ -998,6 +1006,46 @@ mod tests {
             ],
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn channels_reading_the_same_keys_share_their_accessors() {
+        use crate::model::Keys;
+        use std::sync::Arc;
+        // Two bones driven by one track (as M3 bones sharing an anim id): one range of one buffer.
+        let pool = Arc::new(vec![0.0, 1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let channel = |node| Channel {
+            node,
+            property: Property::Translation,
+            interpolation: Interpolation::Linear,
+            times: Keys::shared(&pool, 0..2).unwrap(),
+            values: Keys::shared(&pool, 2..8).unwrap(),
+        };
+        // A third channel with equal floats of its own keeps its own output.
+        let own = Channel {
+            values: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0].into(),
+            ..channel(2)
+        };
+        let scene = Scene {
+            nodes: vec![Node::new("a"), Node::new("b"), Node::new("c")],
+            animations: vec![Animation {
+                name: "Walk".into(),
+                channels: vec![channel(0), channel(1), own],
+                extras: Default::default(),
+            }],
+            ..Default::default()
+        };
+        let e = to_gltf_with(&scene, None, Options::default()).unwrap();
+        let a = &e.root.animations[0];
+        let io: Vec<(u32, u32)> = a
+            .samplers
+            .iter()
+            .map(|s| (s.input.value() as u32, s.output.value() as u32))
+            .collect();
+        assert_eq!(io, vec![(0, 1), (0, 1), (0, 2)]);
+        assert_eq!(e.root.accessors.len(), 3);
+        // 2 times and two outputs of 6 floats in the buffer, not three.
+        assert_eq!(e.bin().len(), 4 * (2 + 6 + 6));
     }
 
     #[test]

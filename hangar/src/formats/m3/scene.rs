@@ -1059,6 +1059,7 @@ fn keys<'m>(
         return (times, at..pool.len());
     }
     // Rising times were shared, so these were decoded just now and are the pool's end.
+    debug_assert_eq!(times.end, pool.len());
     let all: Vec<f32> = pool.drain(times).collect();
     let kept_at = pool.len();
     let mut out = Vec::with_capacity(n * width);
@@ -1107,6 +1108,16 @@ fn animations(
     targets.sort_unstable();
     // Per bone property, its track in the sequence at hand (decided, maybe as none).
     let mut found: Vec<Option<Option<Track<'_>>>> = vec![None; 3 * bone_refs.len()];
+    // Bone properties that share an anim id share its track: each one's first such property
+    // (the lowest), whose keys it reuses rather than holding a copy (a hostile file naming one
+    // large track from thousands of bones would otherwise make thousands).
+    let mut leader: Vec<usize> = (0..found.len()).collect();
+    for w in targets.windows(2) {
+        if w[0].0 == w[1].0 {
+            leader[w[1].1] = leader[w[0].1];
+        }
+    }
+    let mut decoded_at: Vec<Option<(Range<usize>, Range<usize>)>> = vec![None; found.len()];
     for (si, seq) in seqs.iter().enumerate() {
         let spath = format!("MODL.sequences[{si}]");
         let name = model.name_of(seq, "name", &spath);
@@ -1133,16 +1144,8 @@ fn animations(
         order.sort_by_key(|&i| std::cmp::Reverse(tracks.stcs[i].u32("priority").unwrap_or(0)));
         found.iter_mut().for_each(|f| *f = None);
         tracks.tracks(&order, &targets, &mut found)?;
-        // Every track's keys go into one buffer the sequence's channels share.
-        let floats: usize = found
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|t| t.frames.len() / 4 * if t.value_tag == "QUAT" { 5 } else { 4 })
-            .sum();
-        let mut pool = Vec::with_capacity(floats);
-        let mut shared = SharedTimes::default();
-        let mut decoded = Vec::with_capacity(targets.len());
+        // The tracks to decode: a bone property, its keys (as many times as values), their width.
+        let mut wanted = Vec::with_capacity(targets.len());
         for (target, track) in found.iter().enumerate() {
             let Some(Some(Track {
                 frames,
@@ -1157,18 +1160,7 @@ fn animations(
             let width = if vt == "QUAT" { 4 } else { 3 };
             let n = (frames.len() / 4).min(values.len() / (4 * width));
             let property = [Property::Translation, Property::Rotation, Property::Scale][k];
-            if (property == Property::Rotation) != (width == 4) {
-                continue;
-            }
-            let (times, out) = keys(
-                &frames[..4 * n],
-                &values[..4 * width * n],
-                width,
-                start,
-                &mut pool,
-                &mut shared,
-            );
-            if times.is_empty() {
+            if n == 0 || (property == Property::Rotation) != (width == 4) {
                 continue;
             }
             let interpolation = if r.interpolation == 0 {
@@ -1176,7 +1168,44 @@ fn animations(
             } else {
                 Interpolation::Linear
             };
-            decoded.push((bone_base + bi, property, interpolation, times, out));
+            let keys = (&frames[..4 * n], &values[..4 * width * n], width);
+            wanted.push((target, property, interpolation, keys));
+        }
+        // Every track's keys go into one buffer the sequence's channels share, sized from the keys
+        // the file holds (a failed reservation just grows the buffer step by step).
+        let floats = wanted
+            .iter()
+            .filter(|w| leader.get(w.0) == Some(&w.0))
+            .map(|(.., (frames, values, _))| (frames.len() + values.len()) / 4)
+            .fold(0usize, usize::saturating_add);
+        let mut pool = Vec::new();
+        let _ = pool.try_reserve_exact(floats);
+        let mut shared = SharedTimes::default();
+        decoded_at.iter_mut().for_each(|d| *d = None);
+        let mut decoded = Vec::with_capacity(wanted.len());
+        for (target, property, interpolation, (frames, values, width)) in wanted {
+            // The same track as its leader's (same keys, same width) takes the leader's ranges.
+            let lead = leader.get(target).copied().unwrap_or(target);
+            let same = |l: usize| {
+                found.get(l).copied().flatten().flatten().is_some_and(|t| {
+                    std::ptr::eq(t.frames.as_ptr(), frames.as_ptr())
+                        && std::ptr::eq(t.values.as_ptr(), values.as_ptr())
+                })
+            };
+            let reused = match decoded_at.get(lead) {
+                Some(Some(r)) if lead != target && same(lead) && r.1.len() == r.0.len() * width => {
+                    Some(r.clone())
+                }
+                _ => None,
+            };
+            let (times, out) = reused
+                .unwrap_or_else(|| keys(frames, values, width, start, &mut pool, &mut shared));
+            if let Some(d) = decoded_at.get_mut(target) {
+                *d = Some((times.clone(), out.clone()));
+            }
+            if !times.is_empty() {
+                decoded.push((bone_base + target / 3, property, interpolation, times, out));
+            }
         }
         let pool = Arc::new(pool);
         let mut channels: Vec<Channel> = decoded
