@@ -2,6 +2,8 @@
 # Side by side, in one run, best of three (see README "Speed"):
 #   M3  -> GLB (hangar, 1 job)  vs mdx-m3-viewer parsing the same files (one node process)
 #                                 vs a plain copy of the files (read + write)
+#                                 vs hangar's own reads and writes alone (io_floor: the same
+#                                    inputs read, outputs of the same sizes written, no conversion)
 #   XMF -> GLB (hangar, 1 job)  vs inflating the same zlib buffers alone (python zlib, in-process)
 #   both folders with --jobs 1..cores: files/s and MB/s of input per core count
 # Usage: bench/compare.sh [CORPUS]   (CORPUS defaults to $HANGAR_CORPUS: its m3/ and x4/ folders;
@@ -11,6 +13,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CORPUS=${1:-${HANGAR_CORPUS:?give the corpus folder or set HANGAR_CORPUS}}
 if [ -z "${HANGAR_BIN:-}" ]; then (cd "$ROOT" && cargo build --release -q -p hangar-cli); fi
 BIN=${HANGAR_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/release/hangar}
+# hangar's own reads and writes with no conversion between them (hangar/examples/io_floor.rs)
+(cd "$ROOT" && cargo build --release -q -p hangar --example io_floor)
+FLOOR=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/io_floor
 PEER=${PEER_DIR:-/tmp/hangar-bench-peer}
 if [ ! -d "$PEER/node_modules/mdx-m3-viewer" ]; then
   mkdir -p "$PEER" && (cd "$PEER" && npm init -y >/dev/null && npm install --silent mdx-m3-viewer@5.12.0 >/dev/null)
@@ -29,12 +34,17 @@ r() { echo "scale=2; $1 / $2" | bc -l; }
 
 m3h=$(best3 conv "$T/m3" 1); m3p=$(best3 peer); m3c=$(best3 cpy "$T/m3")
 rm -rf "$T/out"; "$BIN" convert "$T/m3" "$T/out" --to glb --jobs 1 >/dev/null 2>&1 || true; m3o=$(mb "$T/out")
+rm -rf "$T/glb"; mv "$T/out" "$T/glb"
+io() { rm -rf "$T/io"; secs "$FLOOR" "$1" "$T/io" "$T/glb"; }
+m3f=$(best3 io "$T/m3")
 xh=$(best3 conv "$T/xmf" 1); xi=$(python3 "$ROOT/bench/inflate.py" "$T"/xmf/*.xmf)
 rm -rf "$T/out"; "$BIN" convert "$T/xmf" "$T/out" --to glb --jobs 1 >/dev/null 2>&1 || true; xo=$(mb "$T/out")
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %5s %8s %8s  %s\n' format files "in MB" "out MB" "hangar to GLB (1 job), s / peer, s"
 printf '%-6s %5s %8s %8s  %.3f | mdx-m3-viewer parse %.3f (%sx faster) | copy %.3f (hangar = %sx copy)\n' \
   M3 "$(ls "$T/m3" | wc -l)" "$(mb "$T/m3")" "$m3o" "$m3h" "$m3p" "$(r "$m3p" "$m3h")" "$m3c" "$(r "$m3h" "$m3c")"
+printf '%-6s %5s %8s %8s  %.3f | its reads and writes alone, no conversion (io_floor) = %sx copy; conversion = %sx copy\n' \
+  "M3 I/O" "$(ls "$T/m3" | wc -l)" "$(mb "$T/m3")" "$m3o" "$m3f" "$(r "$m3f" "$m3c")" "$(r "$(echo "$m3h - $m3f" | bc -l)" "$m3c")"
 printf '%-6s %5s %8s %8s  %.3f | zlib inflate alone %.3f (hangar = %sx inflate)\n' \
   XMF "$(ls "$T/xmf" | wc -l)" "$(mb "$T/xmf")" "$xo" "$xh" "$xi" "$(r "$xh" "$xi")"
 echo "throughput per core count (M3 + XMF folders, input MB/s):"
