@@ -38,25 +38,21 @@ fn run(input: &Path, output: &Path, sizes: Option<&Path>) -> hangar::Result<(usi
     names.sort();
     // One buffer as large as the largest output, written from for every file (the conversion's
     // own buffers are not the point here).
-    let size_of = |p: &Path, read: usize| -> usize {
-        let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
-        match (sizes, stem) {
-            (Some(dir), Some(stem)) => std::fs::metadata(dir.join(format!("{stem}.glb")))
-                .map_or(read, |m| m.len() as usize),
-            _ => read,
-        }
-    };
     let mut fill = Vec::new();
     let (mut read, mut written) = (0u64, 0u64);
     for p in &names {
         let bytes = read_input(p)?;
-        let n = size_of(p, bytes.len());
+        let name = format!(
+            "{}.glb",
+            p.file_stem().unwrap_or_default().to_string_lossy()
+        );
+        let n = sizes.map_or(bytes.len(), |dir| {
+            std::fs::metadata(dir.join(&name)).map_or(bytes.len(), |m| m.len() as usize)
+        });
         if fill.len() < n {
             fill.resize(n, 0x5a);
         }
-        let stem = p.file_stem().unwrap_or_default().to_string_lossy();
-        let out = output.join(format!("{stem}.glb"));
-        write_outputs(&[(&out, &Pieces::from(&fill[..n]))])?;
+        write_outputs(&[(&output.join(&name), &Pieces::from(&fill[..n]))])?;
         read += bytes.len() as u64;
         written += n as u64;
     }

@@ -804,8 +804,8 @@ fn bones_sharing_an_anim_id_share_one_decoded_track() {
         .collect();
     assert_eq!(moved.len(), 2);
     // One decoded range for both bones: the first bone's keys (glTF Y is M3 Z).
-    assert!(moved[0].values.same(&moved[1].values));
-    assert!(moved[0].times.same(&moved[1].times));
+    assert!(std::ptr::eq(&moved[0].values[..], &moved[1].values[..]));
+    assert!(std::ptr::eq(&moved[0].times[..], &moved[1].times[..]));
     assert!(
         (moved[1].values[5] - 1.0).abs() < 1e-5,
         "{:?}",

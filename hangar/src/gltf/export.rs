@@ -844,8 +844,9 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
     // Channels with the same key times (an M3 sequence's bones, mostly) share one input accessor:
     // a smaller JSON and buffer, and less to write. Keyed by count and end times, then compared
     // (hashing every time array was 3% of an M3 batch).
-    // A scene may share one time range between channels (`Keys::same`): then no comparison.
-    type Inputs<'s> = Vec<(&'s crate::model::Keys, Index<accessor::Accessor>)>;
+    // Channels reading the very same times (a scene may share one range, see `model::Keys`) are
+    // matched by address first, with no comparison.
+    type Inputs<'s> = Vec<(&'s [u8], Index<accessor::Accessor>)>;
     let mut inputs: std::collections::HashMap<(usize, u32, u32), Inputs<'s>> = Default::default();
     let mut outputs: std::collections::HashMap<(usize, usize, u8), Index<accessor::Accessor>> =
         Default::default();
@@ -885,10 +886,10 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
             let hi = c.times[n - 1];
             let times: &'s [u8] = bytemuck::cast_slice(&c.times);
             let same = inputs.entry((n, lo.to_bits(), hi.to_bits())).or_default();
-            let found = same.iter().find(|(t, _)| t.same(&c.times)).or_else(|| {
-                same.iter()
-                    .find(|(t, _)| bytemuck::cast_slice::<f32, u8>(t) == times)
-            });
+            let found = same
+                .iter()
+                .find(|(t, _)| std::ptr::eq(*t, times))
+                .or_else(|| same.iter().find(|(t, _)| *t == times));
             let input = match found {
                 Some(&(_, i)) => i,
                 None => {
@@ -900,7 +901,7 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                         Some((j!([lo]), j!([hi]))),
                         None,
                     );
-                    same.push((&c.times, i));
+                    same.push((times, i));
                     i
                 }
             };

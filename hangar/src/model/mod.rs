@@ -64,7 +64,8 @@ pub struct Channel {
 
 /// A channel's key floats, read as a slice: its own, or a range of one buffer that the channels of
 /// a clip share (an M3 sequence decodes all its tracks into one allocation, not two a channel, and
-/// its bones' identical key times into one range).
+/// its bones' identical key times into one range). Two channels reading the very same range have
+/// the same slice (`std::ptr::eq`), which the glTF export uses to share accessors.
 #[derive(Clone, Default)]
 pub struct Keys {
     buf: std::sync::Arc<Vec<f32>>,
@@ -81,12 +82,6 @@ impl Keys {
             start: range.start,
             end: range.end,
         })
-    }
-
-    /// True when both are the same range of the same buffer (so equal without comparing floats).
-    pub fn same(&self, other: &Keys) -> bool {
-        std::sync::Arc::ptr_eq(&self.buf, &other.buf)
-            && (self.start, self.end) == (other.start, other.end)
     }
 }
 
@@ -648,14 +643,16 @@ mod keys_tests {
         let mut values = Keys::shared(&buf, 3..6).unwrap();
         assert!(Keys::shared(&buf, 4..7).is_none());
         assert_eq!(times[..], [0.0, 0.5, 1.0]);
-        assert!(times.same(&Keys::shared(&buf, 0..3).unwrap()));
-        assert!(!times.same(&Keys::from(vec![0.0, 0.5, 1.0])));
+        let again = Keys::shared(&buf, 0..3).unwrap();
+        assert!(std::ptr::eq(&times[..], &again[..]));
+        let own_copy = Keys::from(vec![0.0, 0.5, 1.0]);
+        assert!(!std::ptr::eq(&times[..], &own_copy[..]));
         assert_eq!(times, Keys::from(vec![0.0, 0.5, 1.0]));
         values[1] = -8.0;
         assert_eq!(values[..], [7.0, -8.0, 9.0]);
         // The shared buffer, and the other channel reading it, are unchanged.
         assert_eq!(buf[..], [0.0, 0.5, 1.0, 7.0, 8.0, 9.0]);
-        assert!(!values.same(&Keys::shared(&buf, 3..6).unwrap()));
+        assert!(!std::ptr::eq(&values[..], &buf[3..6]));
         // A channel's own keys are edited in place.
         let mut own = Keys::from(vec![1.0, 2.0]);
         own[0] = 3.0;

@@ -1184,7 +1184,8 @@ fn animations(
         decoded_at.iter_mut().for_each(|d| *d = None);
         let mut decoded = Vec::with_capacity(wanted.len());
         for (target, property, interpolation, (frames, values, width)) in wanted {
-            // The same track as its leader's (same keys, same width) takes the leader's ranges.
+            // The same track as its leader's (the same keys in the file, so the same width) takes
+            // the leader's ranges.
             let lead = leader.get(target).copied().unwrap_or(target);
             let same = |l: usize| {
                 found.get(l).copied().flatten().flatten().is_some_and(|t| {
@@ -1193,9 +1194,7 @@ fn animations(
                 })
             };
             let reused = match decoded_at.get(lead) {
-                Some(Some(r)) if lead != target && same(lead) && r.1.len() == r.0.len() * width => {
-                    Some(r.clone())
-                }
+                Some(Some(r)) if lead != target && same(lead) => Some(r.clone()),
                 _ => None,
             };
             let (times, out) = reused
