@@ -56,6 +56,13 @@ fn compare(first: &Scene, back: &Scene, quantized: bool, file: &str) -> usize {
             }
             compared += na.len() * 3;
         }
+        // Weights and colours that are bytes in the game file go out as normalized bytes when
+        // not quantized, and come back as the very same floats.
+        if !quantized {
+            assert_eq!(va.weights, vb.weights, "{file}: {} weights", a.name);
+            assert_eq!(va.colors, vb.colors, "{file}: {} colours", a.name);
+            compared += va.weights.as_ref().map_or(0, |w| w.len() * 4);
+        }
         assert_eq!(va.uvs.len(), vb.uvs.len(), "{file}: uv sets");
         for (sa, sb) in va.uvs.iter().zip(&vb.uvs) {
             for (x, y) in sa.iter().zip(sb) {
@@ -128,6 +135,8 @@ fn corpus_models_quantized_and_compressed_read_back_within_one_step() {
     ];
     let mut sizes = [0usize; 4];
     let mut files = 0;
+    // Skinned meshes whose plain output holds its weights as normalized bytes, and in all.
+    let (mut byte_weights, mut skinned) = (0, 0);
     let mut compared = 0;
     // Every XMF; every fourth M3 keeps the debug-build test short (the others run in the bench).
     for f in xmf.iter().chain(m3.iter().step_by(4)) {
@@ -137,6 +146,26 @@ fn corpus_models_quantized_and_compressed_read_back_within_one_step() {
             let e = to_gltf_with(&first, None, *opts).unwrap();
             let glb = e.to_glb().unwrap();
             sizes[k] += glb.len();
+            if k == 0 {
+                for m in &e.root.meshes {
+                    let Some(p) = m.primitives.first() else {
+                        continue;
+                    };
+                    let weights = gltf_json::validation::Checked::Valid(
+                        gltf_json::mesh::Semantic::Weights(0),
+                    );
+                    if let Some(a) = p.attributes.get(&weights) {
+                        let acc = &e.root.accessors[a.value()];
+                        skinned += 1;
+                        let u8 = gltf_json::accessor::ComponentType::U8;
+                        if matches!(acc.component_type, gltf_json::validation::Checked::Valid(c) if c.0 == u8)
+                        {
+                            assert!(acc.normalized, "{}: byte weights are normalized", name(f));
+                            byte_weights += 1;
+                        }
+                    }
+                }
+            }
             let used = &e.root.extensions_used;
             if !opts.compress {
                 assert!(!used.iter().any(|x| x == "EXT_meshopt_compression"));
@@ -161,6 +190,12 @@ fn corpus_models_quantized_and_compressed_read_back_within_one_step() {
         sizes[0], sizes[1], sizes[2], sizes[3]
     );
     assert!(compared > 100_000);
+    // The corpus M3s' weights are bytes adding up to 255 in all but a few regions.
+    eprintln!("{byte_weights} of {skinned} skinned meshes with byte weights");
+    assert!(
+        skinned > 20 && byte_weights * 10 >= skinned * 9,
+        "{byte_weights} of {skinned}"
+    );
     // Each way shrinks the whole set; both together most.
     assert!(sizes[1] < sizes[0] && sizes[2] < sizes[0], "{sizes:?}");
     assert!(sizes[3] < sizes[1] && sizes[3] < sizes[2], "{sizes:?}");

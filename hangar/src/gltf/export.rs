@@ -420,7 +420,11 @@ pub fn to_gltf_with<'s>(
         }
         for (k, s) in v.colors.iter().enumerate() {
             check("colors", s.len())?;
-            let a = match b.quantize.then(|| quantize::colors(s)).flatten() {
+            let bytes = match b.quantize {
+                true => quantize::colors(s),
+                false => quantize::exact_unorm8(s, false),
+            };
+            let a = match bytes {
                 Some(bytes) => b.normalized(bytes, n, U8, accessor::Type::Vec4, None, vertex),
                 None => b.floats(s.as_slice().into(), accessor::Type::Vec4, false),
             };
@@ -450,11 +454,13 @@ pub fn to_gltf_with<'s>(
                 Some(buffer::Target::ArrayBuffer),
             );
             attributes.insert(Valid(mesh::Semantic::Joints(0)), ja);
-            let wa = if b.quantize {
-                let bytes = quantize::weights(ws);
-                b.normalized(bytes, n, U8, accessor::Type::Vec4, None, vertex)
-            } else {
-                b.floats(ws.as_slice().into(), accessor::Type::Vec4, false)
+            let bytes = match b.quantize {
+                true => Some(quantize::weights(ws)),
+                false => quantize::exact_unorm8(ws, true),
+            };
+            let wa = match bytes {
+                Some(bytes) => b.normalized(bytes, n, U8, accessor::Type::Vec4, None, vertex),
+                None => b.floats(ws.as_slice().into(), accessor::Type::Vec4, false),
             };
             attributes.insert(Valid(mesh::Semantic::Weights(0)), wa);
         }
@@ -841,15 +847,21 @@ fn export_skins<'s>(b: &mut Builder<'s>, scene: &'s Scene) -> Vec<Index<json::Sk
 /// One glTF animation a clip; channels whose times or values do not fit are dropped and reported.
 fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut Vec<Warning>) {
     use json::animation;
+    use std::collections::hash_map::Entry;
     // Channels with the same key times (an M3 sequence's bones, mostly) share one input accessor:
     // a smaller JSON and buffer, and less to write. Keyed by count and end times, then compared
     // (hashing every time array was 3% of an M3 batch).
     // Channels reading the very same times (a scene may share one range, see `model::Keys`) are
     // matched by address first, with no comparison.
-    type Inputs<'s> = Vec<(&'s [u8], Index<accessor::Accessor>)>;
-    let mut inputs: std::collections::HashMap<(usize, u32, u32), Inputs<'s>> = Default::default();
+    // The first times of a key and then any others (a list of one allocated a block an input).
+    type Input<'s> = (&'s [u8], Index<accessor::Accessor>);
+    type Inputs<'s> = (Input<'s>, Vec<Input<'s>>);
+    // Sized for every channel up front: grown step by step, rehashing was 3% of an M3 batch.
+    let channels = scene.animations.iter().map(|a| a.channels.len()).sum();
+    let mut inputs: std::collections::HashMap<(usize, u32, u32), Inputs<'s>> =
+        std::collections::HashMap::with_capacity(channels);
     let mut outputs: std::collections::HashMap<(usize, usize, u8), Index<accessor::Accessor>> =
-        Default::default();
+        std::collections::HashMap::with_capacity(channels);
     for (ai, a) in scene.animations.iter().enumerate() {
         let mut channels = Vec::with_capacity(a.channels.len());
         let mut samplers = Vec::with_capacity(a.channels.len());
@@ -885,11 +897,14 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
             let lo = c.times[0];
             let hi = c.times[n - 1];
             let times: &'s [u8] = bytemuck::cast_slice(&c.times);
-            let same = inputs.entry((n, lo.to_bits(), hi.to_bits())).or_default();
+            let key = (n, lo.to_bits(), hi.to_bits());
+            let same = inputs
+                .get(&key)
+                .map(|(first, more)| std::iter::once(first).chain(more));
             let found = same
-                .iter()
-                .find(|(t, _)| std::ptr::eq(*t, times))
-                .or_else(|| same.iter().find(|(t, _)| *t == times));
+                .clone()
+                .and_then(|mut s| s.find(|(t, _)| std::ptr::eq(*t, times)))
+                .or_else(|| same.and_then(|mut s| s.find(|(t, _)| *t == times)));
             let input = match found {
                 Some(&(_, i)) => i,
                 None => {
@@ -901,7 +916,12 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                         Some((j!([lo]), j!([hi]))),
                         None,
                     );
-                    same.push((times, i));
+                    match inputs.entry(key) {
+                        Entry::Occupied(mut e) => e.get_mut().1.push((times, i)),
+                        Entry::Vacant(e) => {
+                            e.insert(((times, i), Vec::new()));
+                        }
+                    }
                     i
                 }
             };
@@ -913,21 +933,20 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
             // Channels reading the very same floats (M3 bones sharing an anim id) share one
             // output accessor: the slice's address names them, as the scene outlives the export.
             let shared_output = (c.values.as_ptr() as usize, c.values.len(), c.property as u8);
-            let output = match outputs.get(&shared_output) {
-                Some(&o) => o,
-                None if b.quantize && c.property == Property::Rotation => {
+            let output = *outputs.entry(shared_output).or_insert_with(|| {
+                if b.quantize && c.property == Property::Rotation {
                     b.normalized(quantize::rotations(&c.values), count, I16, ty, None, None)
+                } else {
+                    b.accessor(
+                        Cow::Borrowed(bytemuck::cast_slice(&c.values)),
+                        count,
+                        accessor::ComponentType::F32,
+                        ty,
+                        None,
+                        None,
+                    )
                 }
-                None => b.accessor(
-                    Cow::Borrowed(bytemuck::cast_slice(&c.values)),
-                    count,
-                    accessor::ComponentType::F32,
-                    ty,
-                    None,
-                    None,
-                ),
-            };
-            outputs.insert(shared_output, output);
+            });
             samplers.push(animation::Sampler {
                 extensions: None,
                 extras: Default::default(),

@@ -236,17 +236,27 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             while let Some(a) = attribute(::gltf::Semantic::TexCoords(uvs.len() as u32)) {
                 uvs.push(floats::<2>(&a, &buffers));
             }
+            // Colours and weights read as `floats` does, not as the gltf crate scales normalized
+            // bytes (times 1/255, one bit off k/255 for half of them): bytes hangar wrote from
+            // k/255 read back as the very same floats.
             let mut colors = Vec::new();
-            while let Some(c) = r.read_colors(colors.len() as u32) {
-                colors.push(c.into_rgba_f32().collect::<Vec<_>>());
+            while let Some(a) = attribute(::gltf::Semantic::Colors(colors.len() as u32)) {
+                colors.push(match a.dimensions() {
+                    ::gltf::accessor::Dimensions::Vec3 => floats_as::<3>(&a, &buffers, true)
+                        .into_iter()
+                        .map(|[r, g, b]| [r, g, b, 1.0])
+                        .collect(),
+                    _ => floats_as::<4>(&a, &buffers, true),
+                });
             }
             // Every JOINTS_n/WEIGHTS_n pair; past four influences the strongest four stay.
             let mut sets: Vec<Influences> = Vec::new();
             while let (Some(j), Some(w)) = (
                 r.read_joints(sets.len() as u32),
-                r.read_weights(sets.len() as u32),
+                attribute(::gltf::Semantic::Weights(sets.len() as u32)),
             ) {
-                let (j, w): (Vec<_>, Vec<_>) = (j.into_u16().collect(), w.into_f32().collect());
+                let (j, w): (Vec<_>, Vec<_>) =
+                    (j.into_u16().collect(), floats_as::<4>(&w, &buffers, true));
                 sized(&format!("JOINTS_{}", sets.len()), j.len())?;
                 sized(&format!("WEIGHTS_{}", sets.len()), w.len())?;
                 sets.push((j, w));
@@ -727,6 +737,16 @@ fn check_primitive(p: &::gltf::Primitive<'_>, buffers: &[Vec<u8>], path: &str) -
 /// An accessor's elements as floats, whatever type it stores them as (normalized integers are
 /// scaled as glTF defines). Ranges were checked by [`check_accessor`]; a short read gives NaN.
 fn floats<const N: usize>(a: &::gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Vec<[f32; N]> {
+    floats_as(a, buffers, a.normalized())
+}
+
+/// [`floats`], integers read as normalized or not as `normalized` says (colours and weights are
+/// normalized whatever the accessor claims, as the gltf crate reads them).
+fn floats_as<const N: usize>(
+    a: &::gltf::Accessor<'_>,
+    buffers: &[Vec<u8>],
+    normalized: bool,
+) -> Vec<[f32; N]> {
     let Some(view) = a.view() else {
         return Vec::new();
     };
@@ -737,7 +757,6 @@ fn floats<const N: usize>(a: &::gltf::Accessor<'_>, buffers: &[Vec<u8>]) -> Vec<
     let cs = super::quantize::component_size(c);
     let stride = view.stride().unwrap_or(a.size());
     let base = view.offset() + a.offset();
-    let normalized = a.normalized();
     (0..a.count())
         .map(|i| {
             std::array::from_fn(|k| {

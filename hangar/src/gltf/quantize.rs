@@ -85,6 +85,31 @@ pub fn colors(v: &[[f32; 4]]) -> Option<Vec<u8>> {
         .then(|| v.iter().flatten().map(|c| unorm8(*c)).collect())
 }
 
+/// Values that are all exactly `k / 255` (as the games store colours and skin weights) as those
+/// bytes, which read back as the very same floats: glTF's core spec takes normalized bytes for
+/// colours and weights, a quarter of the floats' size with nothing lost. `None` as soon as one
+/// value is not such a byte; with `sum_255` also when a vertex's bytes do not add up to 255
+/// (glTF checks that weights sum to one).
+pub fn exact_unorm8<const N: usize>(v: &[[f32; N]], sum_255: bool) -> Option<Vec<u8>> {
+    let floats = v.as_flattened();
+    let mut out = vec![0u8; floats.len()];
+    let mut exact = true;
+    // One branch-free pass the compiler vectorizes (a float-to-integer `as`, which saturates, does
+    // not): adding 1.5 * 2^23 rounds a value times 255 to an integer held in the low mantissa
+    // bits. A value counts when it lies in [0, 1] and that integer's float is it, bit for bit.
+    const ROUND: f32 = 12_582_912.0;
+    for (b, &f) in out.iter_mut().zip(floats) {
+        let y = f * 255.0 + ROUND;
+        *b = y.to_bits() as u8;
+        exact &= (0.0..=1.0).contains(&f) & (((y - ROUND) / 255.0).to_bits() == f.to_bits());
+    }
+    let sums = || {
+        out.chunks_exact(N)
+            .all(|q| q.iter().map(|&b| b as u32).sum::<u32>() == 255)
+    };
+    (exact && (!sum_255 || sums())).then_some(out)
+}
+
 /// Skin weights as bytes that add up to exactly 255 (glTF checks the sum): rounded, then the
 /// remainder given to the largest weights.
 pub fn weights(v: &[[f32; 4]]) -> Vec<u8> {
@@ -151,6 +176,38 @@ pub fn component_size(c: ComponentType) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_bytes_are_every_k_over_255_and_nothing_else() {
+        let all: Vec<[f32; 1]> = (0..=255u8).map(|k| [from_unorm8(k)]).collect();
+        let bytes = exact_unorm8(&all, false).unwrap();
+        assert_eq!(bytes, (0..=255u8).collect::<Vec<_>>());
+        // Each byte reads back as the float it came from, bit for bit.
+        for (b, [f]) in bytes.iter().zip(&all) {
+            assert_eq!(
+                component(&[*b], ComponentType::U8, true).to_bits(),
+                f.to_bits()
+            );
+        }
+        for odd in [0.5, 0.3, -0.0, 1.5, -1.0 / 255.0, f32::NAN, f32::INFINITY] {
+            assert_eq!(exact_unorm8(&[[1.0, odd]], false), None, "{odd}");
+        }
+        // One step past a byte's float is no longer that byte.
+        let next = f32::from_bits(from_unorm8(7).to_bits() + 1);
+        assert_eq!(exact_unorm8(&[[next]], false), None);
+        let w = [
+            [from_unorm8(200), from_unorm8(55), 0.0, 0.0],
+            [1.0, 0.0, 0.0, 0.0],
+        ];
+        assert_eq!(
+            exact_unorm8(&w, true),
+            Some(vec![200, 55, 0, 0, 255, 0, 0, 0])
+        );
+        // Weights whose bytes miss 255 stay floats (glTF checks the sum).
+        let short = [[from_unorm8(200), from_unorm8(54), 0.0, 0.0]];
+        assert_eq!(exact_unorm8(&short, true), None);
+        assert_eq!(exact_unorm8(&short, false), Some(vec![200, 54, 0, 0]));
+    }
 
     #[test]
     fn weights_add_up_to_255_and_keep_their_order() {
