@@ -154,6 +154,26 @@ impl<'s> Builder<'s> {
         self.floats_for(data, ty, bounds, Some(buffer::Target::ArrayBuffer))
     }
 
+    /// A VEC4 vertex attribute (colours, weights) as the normalized bytes `bytes` when there are
+    /// some, else as its floats.
+    fn unorm8_or_floats(
+        &mut self,
+        bytes: Option<Vec<u8>>,
+        v: &'s [[f32; 4]],
+    ) -> Index<accessor::Accessor> {
+        match bytes {
+            Some(bytes) => self.normalized(
+                bytes,
+                v.len(),
+                U8,
+                accessor::Type::Vec4,
+                None,
+                Some(buffer::Target::ArrayBuffer),
+            ),
+            None => self.floats(v.into(), accessor::Type::Vec4, false),
+        }
+    }
+
     /// Floats for a vertex attribute (`target` ArrayBuffer) or for skins and animations (`None`).
     fn floats_for<const N: usize>(
         &mut self,
@@ -424,10 +444,7 @@ pub fn to_gltf_with<'s>(
                 true => quantize::colors(s),
                 false => quantize::exact_unorm8(s, false),
             };
-            let a = match bytes {
-                Some(bytes) => b.normalized(bytes, n, U8, accessor::Type::Vec4, None, vertex),
-                None => b.floats(s.as_slice().into(), accessor::Type::Vec4, false),
-            };
+            let a = b.unorm8_or_floats(bytes, s);
             attributes.insert(Valid(mesh::Semantic::Colors(k as u32)), a);
         }
         if let (Some(js), Some(ws)) = (&v.joints, &v.weights) {
@@ -458,10 +475,7 @@ pub fn to_gltf_with<'s>(
                 true => Some(quantize::weights(ws)),
                 false => quantize::exact_unorm8(ws, true),
             };
-            let wa = match bytes {
-                Some(bytes) => b.normalized(bytes, n, U8, accessor::Type::Vec4, None, vertex),
-                None => b.floats(ws.as_slice().into(), accessor::Type::Vec4, false),
-            };
+            let wa = b.unorm8_or_floats(bytes, ws);
             attributes.insert(Valid(mesh::Semantic::Weights(0)), wa);
         }
         for c in &v.custom {
@@ -897,32 +911,31 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
             let lo = c.times[0];
             let hi = c.times[n - 1];
             let times: &'s [u8] = bytemuck::cast_slice(&c.times);
-            let key = (n, lo.to_bits(), hi.to_bits());
-            let same = inputs
-                .get(&key)
-                .map(|(first, more)| std::iter::once(first).chain(more));
-            let found = same
-                .clone()
-                .and_then(|mut s| s.find(|(t, _)| std::ptr::eq(*t, times)))
-                .or_else(|| same.and_then(|mut s| s.find(|(t, _)| *t == times)));
-            let input = match found {
-                Some(&(_, i)) => i,
-                None => {
-                    let i = b.accessor(
-                        Cow::Borrowed(times),
-                        n,
-                        accessor::ComponentType::F32,
-                        accessor::Type::Scalar,
-                        Some((j!([lo]), j!([hi]))),
-                        None,
-                    );
-                    match inputs.entry(key) {
-                        Entry::Occupied(mut e) => e.get_mut().1.push((times, i)),
-                        Entry::Vacant(e) => {
-                            e.insert(((times, i), Vec::new()));
-                        }
-                    }
-                    i
+            let new_input = |b: &mut Builder<'s>| {
+                b.accessor(
+                    Cow::Borrowed(times),
+                    n,
+                    accessor::ComponentType::F32,
+                    accessor::Type::Scalar,
+                    Some((j!([lo]), j!([hi]))),
+                    None,
+                )
+            };
+            // One lookup of the key: new times take the entry, known ones are searched there.
+            let input = match inputs.entry((n, lo.to_bits(), hi.to_bits())) {
+                Entry::Vacant(e) => e.insert(((times, new_input(b)), Vec::new())).0 .1,
+                Entry::Occupied(mut e) => {
+                    let (first, more) = e.get_mut();
+                    let all = || std::iter::once(&*first).chain(more.iter());
+                    let found = all()
+                        .find(|(t, _)| std::ptr::eq(*t, times))
+                        .or_else(|| all().find(|(t, _)| *t == times))
+                        .map(|&(_, i)| i);
+                    found.unwrap_or_else(|| {
+                        let i = new_input(b);
+                        more.push((times, i));
+                        i
+                    })
                 }
             };
             let (count, ty) = match c.property {
