@@ -38,6 +38,12 @@ fn parse_one(b: &[u8]) -> usize {
     m3::read::read(b).unwrap().0.sections.len()
 }
 
+/// Parse and the neutral scene, no glTF: the part of a conversion any writer would start from.
+fn scene_one(b: &[u8]) -> usize {
+    let (file, _) = m3::read::read(b).unwrap();
+    m3::scene::to_scene(&file, "m", &[]).unwrap().0.nodes.len()
+}
+
 fn glb_one(b: &[u8]) -> usize {
     let (file, _) = m3::read::read(b).unwrap();
     let (scene, _) = m3::scene::to_scene(&file, "m", &[]).unwrap();
@@ -64,6 +70,9 @@ fn bench(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(4));
     g.bench_function("memcpy", |b| b.iter(|| black_box(memcpy(&files))));
     g.bench_function("parse", |b| b.iter(|| black_box(serial(&files, parse_one))));
+    g.bench_function("m3_to_scene", |b| {
+        b.iter(|| black_box(serial(&files, scene_one)))
+    });
     g.bench_function("m3_to_glb", |b| {
         b.iter(|| black_box(serial(&files, glb_one)))
     });
@@ -81,6 +90,7 @@ fn summary() {
     let total: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
     let copy = mbps(total, 20, || memcpy(&files));
     let parse = mbps(total, 10, || serial(&files, parse_one));
+    let scene = mbps(total, 5, || serial(&files, scene_one));
     let glb = mbps(total, 5, || serial(&files, glb_one));
     let glb_par = mbps(total, 5, || parallel(&files, glb_one));
     println!(
@@ -92,6 +102,10 @@ fn summary() {
     println!(
         "  parse               {parse:9.1} MB/s  ({:.3} x memcpy)",
         parse / copy
+    );
+    println!(
+        "  M3 -> scene         {scene:9.1} MB/s  ({:.3} x memcpy)",
+        scene / copy
     );
     println!(
         "  M3 -> GLB           {glb:9.1} MB/s  ({:.3} x memcpy)",

@@ -233,20 +233,27 @@ impl<'a> Search<'a> {
         &self,
         path: &str,
     ) -> Result<(crate::io::Input, Option<PathBuf>, String), String> {
-        let cands = Self::candidates(path);
-        for v in self.all() {
-            for c in &cands {
-                if let Ok(b) = v.read(c) {
-                    return Ok((b, v.locate(c), c.clone()));
-                }
-            }
+        // Each candidate normalized once for every view (a batch of models misses thousands).
+        let normalized = |p: &str| -> Vec<(String, String)> {
+            Self::candidates(p)
+                .into_iter()
+                .filter_map(|c| Some((crate::vfs::normalize(&c).ok()?, c)))
+                .collect()
+        };
+        let first = |v: &GameView, cands: &[(String, String)]| {
+            cands.iter().find_map(|(norm, c)| match v.get(norm) {
+                Some(Ok(b)) => Some((b, v.locate(c), c.clone())),
+                _ => None,
+            })
+        };
+        let cands = normalized(path);
+        if let Some(found) = self.all().find_map(|v| first(v, &cands)) {
+            return Ok(found);
         }
         // Loose models keep textures beside them under their file name alone.
         if let (Some(beside), Some(name)) = (self.owned.last(), path.rsplit(['/', '\\']).next()) {
-            for c in Self::candidates(name) {
-                if let Ok(b) = beside.read(&c) {
-                    return Ok((b, beside.locate(&c), c));
-                }
+            if let Some(found) = first(beside, &normalized(name)) {
+                return Ok(found);
             }
         }
         let places: Vec<&str> = self.all().map(|v| v.label.as_str()).collect();

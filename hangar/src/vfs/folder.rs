@@ -169,6 +169,12 @@ mod tests {
         );
         assert!(v.exists("ASSETS/Textures/war3_black32.dds"));
         assert!(!v.exists("assets/textures/missing.dds"));
+        // A search's lookup by normalized path: the bytes, or None for a miss (no message made).
+        assert_eq!(
+            &*v.get("assets/textures/war3_black32.dds").unwrap().unwrap(),
+            b"dds"
+        );
+        assert!(v.get("assets/textures/missing.dds").is_none());
         assert_eq!(
             v.files("").unwrap(),
             vec!["assets/textures/war3_black32.dds", "top.txt"]

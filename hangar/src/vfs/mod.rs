@@ -234,18 +234,20 @@ impl GameView {
 
     /// The bytes of the file at `path`.
     pub fn read(&self, path: &str) -> Result<Input> {
-        let norm = normalize(path)?;
-        for layer in self.layers.iter().rev() {
-            if let Some(found) = layer.get(&norm) {
-                return found;
-            }
-        }
-        Err(Error::new(
-            ErrorKind::Io,
-            None,
-            "",
-            format!("{path}: not found in {}", self.label),
-        ))
+        self.get(&normalize(path)?).unwrap_or_else(|| {
+            Err(Error::new(
+                ErrorKind::Io,
+                None,
+                "",
+                format!("{path}: not found in {}", self.label),
+            ))
+        })
+    }
+
+    /// The file at the normalized path `norm` ([`normalize`]), `None` when no layer has it: for
+    /// searches that try many paths, where a miss needs no message.
+    pub fn get(&self, norm: &str) -> Option<Result<Input>> {
+        self.layers.iter().rev().find_map(|layer| layer.get(norm))
     }
 
     /// The file on disk [`Self::read`] gives for `path`, when the layer that wins is a folder (not
