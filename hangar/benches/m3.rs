@@ -38,16 +38,18 @@ fn parse_one(b: &[u8]) -> usize {
     m3::read::read(b).unwrap().0.sections.len()
 }
 
-/// Parse and the neutral scene, no glTF: the part of a conversion any writer would start from.
-fn scene_one(b: &[u8]) -> usize {
+/// Parse and the neutral scene: the part of a conversion any writer starts from.
+fn scene(b: &[u8]) -> hangar::model::Scene {
     let (file, _) = m3::read::read(b).unwrap();
-    m3::scene::to_scene(&file, "m", &[]).unwrap().0.nodes.len()
+    m3::scene::to_scene(&file, "m", &[]).unwrap().0
+}
+
+fn scene_one(b: &[u8]) -> usize {
+    scene(b).nodes.len()
 }
 
 fn glb_one(b: &[u8]) -> usize {
-    let (file, _) = m3::read::read(b).unwrap();
-    let (scene, _) = m3::scene::to_scene(&file, "m", &[]).unwrap();
-    hangar::gltf::to_glb(&scene).unwrap().0.len()
+    hangar::gltf::to_glb(&scene(b)).unwrap().0.len()
 }
 
 fn serial(files: &Files, f: fn(&[u8]) -> usize) -> usize {
