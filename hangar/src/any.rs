@@ -1,141 +1,17 @@
-//! The format-neutral front door: a registry of the formats hangar reads. Each format gives one
-//! [`FileFormat`] (recognise, open, turn a dump back into a file, write from a neutral scene) and
-//! one [`Document`] (describe, dump, check, make a scene, write itself); nothing here knows a format.
-//! The CLI calls only this.
+//! The registry: the table of formats hangar reads (each a [`FileFormat`] of [`crate::document`]),
+//! above them all. It recognises a file by asking each format in turn, opens it, and converts an
+//! opened document to whatever output is named; it knows no format itself.
 
 use crate::detect::Format;
+use crate::document::{dump_error, DUMP_VERSION};
+pub use crate::document::{no_motions, Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::io::Pieces;
 use crate::model::Scene;
-use crate::validate::Finding;
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
-/// One format hangar reads.
-pub trait FileFormat: Sync {
-    /// The formats this entry opens.
-    fn formats(&self) -> &'static [Format];
-
-    /// The format of `bytes`, when they are this format's (by their leading bytes; `ext`, lower
-    /// case without the dot, decides only where a format has no magic).
-    fn detect(&self, bytes: &[u8], ext: &str) -> Option<Format>;
-
-    /// Opens `bytes`, detected as `format`, read from `path`.
-    fn open<'a>(&self, format: Format, bytes: &'a [u8], path: &Path) -> Result<Opened<'a>>;
-
-    /// The `format` name a `hangar dump` of this format carries, if it has a dump.
-    fn dump_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// The document an edited dump describes (the dump's fields, without `hangar_dump`).
-    fn open_dump(&self, _body: Value, _path: &Path) -> Result<Opened<'static>> {
-        Err(Error::unsupported("this format has no dump"))
-    }
-
-    /// The extensions its documents write themselves (see [`Document::write`]), for messages and
-    /// for checking an output name before any work.
-    fn extensions(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// True when this format writes files named like `output` from a neutral scene.
-    fn writes_scene(&self, _output: &Path) -> bool {
-        false
-    }
-
-    /// The file `output` names, built from a neutral scene (see [`Self::writes_scene`]) as `opts`
-    /// asks.
-    fn write_scene(
-        &self,
-        _scene: &Scene,
-        _output: &Path,
-        _opts: &WriteOptions,
-    ) -> Result<(Vec<u8>, Vec<Warning>)> {
-        Err(Error::unsupported(
-            "this format is not written from a scene",
-        ))
-    }
-}
-
-/// An opened file of some format.
-pub trait Document {
-    /// The numbers `hangar info` shows (format name and warnings are added by [`Opened::info`]).
-    fn info(&self) -> Info;
-
-    /// Every field as JSON; [`FileFormat::open_dump`] of it writes the same bytes again.
-    fn dump(&self) -> Result<Value> {
-        Err(Error::unsupported("this file has no dump"))
-    }
-
-    /// The dump as text with its header keys (`format`, `hangar_dump`), when the document writes
-    /// it without building [`Self::dump`]'s JSON tree first (large files: half the memory).
-    fn dump_text(&self, _format: &str, _version: u32) -> Option<Result<String>> {
-        None
-    }
-
-    /// What `hangar validate` reports beyond the reader's warnings.
-    fn validate(&self) -> Vec<Finding>;
-
-    /// The document as a neutral scene named `name`, with the clips of `motions` (label, file).
-    fn to_scene(
-        &self,
-        name: &str,
-        motions: &[(String, &Opened<'_>)],
-    ) -> Result<(Scene, Vec<Warning>)>;
-
-    /// The bytes of `output` when it names a form this document writes itself: its own format
-    /// (a byte-exact rewrite) or another form of its own (a readable text, a picture). `None` when
-    /// the output is not one of them: then it is made from the neutral scene.
-    fn write(&self, _output: &Path) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
-        None
-    }
-
-    /// The names that tie a motion to its actor: for an actor the node and morph target names it
-    /// offers, for a motion the names it drives. Empty for other files.
-    fn binding_names(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// The file as an animation source for another model's `--motion`.
-    fn motion(&self) -> Option<Motion<'_>> {
-        None
-    }
-}
-
-/// Files whose clips can be added to another model (`--motion`).
-pub enum Motion<'s> {
-    M3(&'s crate::formats::m3::M3<'s>),
-    Emfx(&'s crate::formats::emfx::File),
-}
-
-/// An opened file: its format, the document and what the reader noticed on the way.
-pub struct Opened<'a> {
-    pub format: Format,
-    pub document: Box<dyn Document + 'a>,
-    pub warnings: Vec<Warning>,
-}
-
-impl<'a> Opened<'a> {
-    pub fn new(format: Format, document: impl Document + 'a, warnings: Vec<Warning>) -> Self {
-        Opened {
-            format,
-            document: Box::new(document),
-            warnings,
-        }
-    }
-
-    /// `hangar info`: the document's numbers, its format's name and the reader's warnings.
-    pub fn info(&self) -> Info {
-        let mut info = self.document.info();
-        if info.format.is_empty() {
-            info.format = self.format.name().to_string();
-        }
-        info.warnings = self.warnings.clone();
-        info
-    }
-
+impl Opened<'_> {
     /// `hangar dump`: `{"hangar_dump": 1, "format": ..., fields...}`.
     pub fn dump(&self) -> Result<String> {
         let name = entry(self.format)
@@ -156,39 +32,6 @@ impl<'a> Opened<'a> {
         }
         serde_json::to_string_pretty(&Value::Object(out)).map_err(dump_error)
     }
-
-    /// The reader's warnings and the document's findings.
-    pub fn validate(&self) -> Vec<Finding> {
-        let mut v: Vec<Finding> = self.warnings.iter().cloned().map(Into::into).collect();
-        v.extend(self.document.validate());
-        v
-    }
-}
-
-/// `hangar info --json`: the numbers every format reports, then what is particular to the format.
-#[derive(Debug, Default, Serialize)]
-pub struct Info {
-    pub format: String,
-    pub vertices: u64,
-    pub triangles: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bones: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sequences: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub animations: Option<u64>,
-    /// Keys a format puts at the top level (tools depend on their names).
-    #[serde(flatten)]
-    pub top: Map<String, Value>,
-    pub details: Value,
-    pub warnings: Vec<Warning>,
-}
-
-const DUMP_VERSION: u32 = 1;
-
-/// A dump that JSON could not hold (a document's [`Document::dump`] or [`Document::dump_text`]).
-pub(crate) fn dump_error(e: serde_json::Error) -> Error {
-    Error::new(ErrorKind::Invalid, None, "dump", e.to_string())
 }
 
 /// Every format hangar reads, in the order they are asked to recognise a file.
@@ -208,22 +51,26 @@ pub fn formats() -> &'static [&'static dyn FileFormat] {
     FORMATS
 }
 
+/// Detects the format of `bytes`: each registered format looks at the leading bytes; `path` (its
+/// extension) decides only between formats without a magic.
+pub fn detect(bytes: &[u8], path: Option<&Path>) -> Format {
+    let ext = path
+        .and_then(|p| p.extension())
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    FORMATS
+        .iter()
+        .find_map(|f| f.detect(bytes, &ext))
+        .or_else(|| crate::detect::recognised_only(bytes, &ext))
+        .unwrap_or(Format::Unknown)
+}
+
 /// The registered format that opens `format`.
 fn entry(format: Format) -> Option<&'static dyn FileFormat> {
     FORMATS
         .iter()
         .copied()
         .find(|f| f.formats().contains(&format))
-}
-
-/// Refuses `--motion` for a document that has nothing to move.
-pub fn no_motions(motions: &[(String, &Opened<'_>)]) -> Result<()> {
-    match motions.first() {
-        Some((label, _)) => Err(Error::unsupported(format!(
-            "{label}: motions can be added to M3 models and XAC actors only"
-        ))),
-        None => Ok(()),
-    }
 }
 
 fn stem(path: &Path) -> String {
@@ -238,7 +85,7 @@ pub fn open<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
 }
 
 fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
-    let format = crate::detect::detect(bytes, Some(path));
+    let format = detect(bytes, Some(path));
     if let Some(f) = entry(format) {
         return f.open(format, bytes, path);
     }
@@ -411,15 +258,6 @@ pub struct ConvertOptions {
     pub write: WriteOptions,
 }
 
-/// How a file built from a neutral scene is written (`hangar convert --modl-version`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WriteOptions {
-    /// The MODL version of an .m3 or .m3a output (`None`: the default, see
-    /// [`crate::formats::m3::build::VERSIONS`]). An M3 input is then rebuilt from its scene
-    /// instead of being rewritten byte for byte.
-    pub modl_version: Option<u32>,
-}
-
 impl From<crate::textures::Options> for ConvertOptions {
     fn from(textures: crate::textures::Options) -> Self {
         ConvertOptions {
@@ -436,6 +274,8 @@ pub struct Converted {
     pub bytes: Vec<u8>,
     pub files: Vec<(PathBuf, Vec<u8>)>,
     pub warnings: Vec<Warning>,
+    /// What was made beyond its size, for messages (", BC7, 10 mip levels"); often empty.
+    pub what: String,
 }
 
 impl Converted {
@@ -460,6 +300,7 @@ impl Made<'_> {
             bytes: self.body.to_vec(),
             files: self.files,
             warnings: self.warnings,
+            what: String::new(),
         }
     }
 
@@ -469,6 +310,7 @@ impl Made<'_> {
             bytes: self.body.len(),
             files: self.files.len(),
             warnings: self.warnings,
+            what: String::new(),
         })
     }
 }
@@ -480,6 +322,8 @@ pub struct Wrote {
     pub bytes: usize,
     pub files: usize,
     pub warnings: Vec<Warning>,
+    /// What was made beyond its size, for messages (`512x512, BC7, 10 mip levels`); often empty.
+    pub what: String,
 }
 
 /// Writes `output` and `files` (relative to its folder) as one output: all or none, `output` last.
@@ -612,67 +456,46 @@ fn textured_scene(
     (placement, warnings)
 }
 
-/// A component as one glTF file: its XML (see [`crate::assemble`]), a `_data` folder with the XML
-/// beside it, or a bare folder of parts and their `_data.ani` (see [`crate::component`]).
-pub fn convert_component(dir: &Path, output: &Path, opts: &ConvertOptions) -> Result<Converted> {
-    let xml = if dir.is_file() {
-        Some(dir.to_path_buf())
-    } else {
-        crate::assemble::xml_beside(dir)
-    };
-    let (mut scene, mut warnings) = match &xml {
-        Some(xml) => crate::assemble::to_scene(xml)?,
-        None => crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?,
-    };
-    if scene.meshes.is_empty() && scene.animations.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Invalid,
-            None,
-            "",
-            "no model in this folder: a component folder holds PART-lodN.xmf files (or give its XML)",
-        )
-        .in_file(dir));
-    }
-    // Textures are looked for around the XML, or inside a bare folder.
-    let model = xml.unwrap_or_else(|| dir.join("component"));
-    let (mut placement, w) = textured_scene(&mut scene, &model, output, &opts.textures);
-    warnings.extend(w);
-    let files = std::mem::take(&mut placement.files);
-    match scene_output(&scene, output, Some(&placement), opts.gltf) {
-        Some(r) => {
-            let (body, w) = r.map_err(|e| e.in_file(output))?;
-            warnings.extend(w);
-            Ok(Converted {
-                bytes: body.to_vec(),
-                files,
-                warnings,
-            })
-        }
-        None => {
-            Err(Error::unsupported("a component converts to .glb, .gltf or .obj").in_file(output))
-        }
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// True when converting `input` to `output` writes a whole component (a glTF to an `.xml`).
-pub fn writes_component(input: &Path, output: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 4096];
-    let n = std::fs::File::open(input)
-        .and_then(|mut f| f.read(&mut head))
-        .unwrap_or(0);
-    crate::io::has_ext(output, "xml")
-        && matches!(
-            crate::detect::detect(head.get(..n).unwrap_or_default(), Some(input)),
-            Format::Glb | Format::GltfText
-        )
-}
+    #[test]
+    fn magic_wins_over_extension() {
+        assert_eq!(
+            detect(b"XUMF\x03\x00\x40\x00", Some(Path::new("a.m3"))),
+            Format::Xmf
+        );
+        assert_eq!(
+            detect(b"43DM\x00\x00\x00\x00", Some(Path::new("a.xmf"))),
+            Format::M3Md34
+        );
+        assert_eq!(detect(b"XAC \x01\x00\x00\x00", None), Format::Xac);
+        assert_eq!(
+            detect(b"\x00\x04\x1a\x00\x00\x00AnarkBGF", None),
+            Format::AnarkBgf
+        );
+        assert_eq!(detect(b"glTF\x02\x00\x00\x00", None), Format::Glb);
+        assert_eq!(detect(b"hello", Some(Path::new("a.xmf"))), Format::Unknown);
+    }
 
-/// A glTF back into a component: the XML at `output`, its data folder of XMFs and the .ani.
-pub fn gltf_to_component(input: &Path, output: &Path) -> Result<crate::assemble::Written> {
-    let bytes = crate::io::read_input(input)?;
-    let imported = crate::gltf::from_slice(&bytes, input.parent()).map_err(|e| e.in_file(input))?;
-    let mut w = crate::assemble::from_scene(&imported.scene, output)?;
-    w.warnings.splice(0..0, imported.warnings);
-    Ok(w)
+    #[test]
+    fn ani_is_recognised_by_its_header() {
+        let mut b = vec![0u8; 16];
+        b[4..8].copy_from_slice(&16i32.to_le_bytes());
+        b[8..12].copy_from_slice(&1i32.to_le_bytes());
+        assert_eq!(detect(&b, Some(Path::new("x_data.ANI"))), Format::Ani);
+    }
+
+    #[test]
+    fn json_is_a_dump_or_gltf() {
+        assert_eq!(
+            detect(b" {\"hangar_dump\": 1, \"format\": \"xmf\"}", None),
+            Format::HangarJson
+        );
+        assert_eq!(
+            detect(b"{\"asset\": {\"version\": \"2.0\"}}", None),
+            Format::GltfText
+        );
+    }
 }

@@ -1,82 +1,249 @@
-//! A whole folder converted at once: which files take part, where each output goes (mirroring the
-//! input tree, never two inputs on one output), and which motions go with which actor.
+//! A whole folder or game at once (`hangar convert DIR OUT --to glb`, `hangar convert "GAME::dir"
+//! OUT --to glb`): one code for both, since a folder is a game view. Which files take part, where
+//! each output goes (mirroring the input tree, never two inputs on one output), which motions go
+//! with which actor; each file converted in parallel, failures named in `OUT/report.json`.
 
+use crate::any;
+use crate::api::{ConvertOptions, Opened};
 use crate::detect::Format;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
+use crate::io::Input;
+use crate::vfs::{Entry, GameView};
+use rayon::prelude::*;
+use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How far a batch has come: `done` of `total` files.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
 
 /// One conversion of a batch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Job {
-    pub input: PathBuf,
+    /// The model (a path on disk, or a game path inside a catalog).
+    pub input: String,
     /// Motion files whose clips go into this actor's output.
-    pub motions: Vec<PathBuf>,
+    pub motions: Vec<String>,
     pub output: PathBuf,
 }
 
-/// The format of a file by its first bytes, without reading it whole.
-fn sniff(path: &Path) -> Format {
-    use std::io::Read;
-    let mut head = [0u8; 64];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .unwrap_or(0);
-    crate::detect::detect(head.get(..n).unwrap_or_default(), Some(path))
+/// A file that failed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    pub file: String,
+    /// The same as `file` (the key a game view's report used).
+    pub path: String,
+    pub error: String,
 }
 
-/// Every file under `input` that hangar converts on its own (not dumps or glTF), sorted; the folder
-/// `skip` (an output folder inside the input) is left out.
-pub fn collect(input: &Path, skip: &Path) -> Result<Vec<(PathBuf, Format)>> {
-    let skip = std::fs::canonicalize(skip).ok();
-    let mut out = Vec::new();
-    let mut stack = vec![input.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        if skip
-            .as_ref()
-            .is_some_and(|s| std::fs::canonicalize(&dir).is_ok_and(|d| &d == s))
-        {
-            continue;
-        }
-        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
-        for e in entries.filter_map(|e| e.ok()) {
-            let Ok(ty) = e.file_type() else { continue };
-            let p = e.path();
-            if ty.is_dir() {
-                stack.push(p);
-            } else if ty.is_file() && !crate::io::is_temp(&p) {
-                let f = sniff(&p);
-                if f.supported() && !matches!(f, Format::HangarJson | Format::GltfText) {
-                    out.push((p, f));
-                }
-            }
+/// What a batch did; also written as `report.json` in the output folder.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// What was converted: the folder, or `GAME::path`.
+    pub input: String,
+    pub to: String,
+    /// How many models were converted or tried (a motion that went into its actor is not one).
+    pub models: usize,
+    pub converted: usize,
+    pub failed: Vec<Failure>,
+    /// Every warning (not notes), `file: message`.
+    pub warnings: Vec<String>,
+    pub outputs: Vec<Job>,
+    /// Temporary files of an interrupted run that were removed first.
+    pub stale_removed: usize,
+    #[serde(skip)]
+    pub report: PathBuf,
+}
+
+impl Report {
+    /// True when every file converted.
+    pub fn ok(&self) -> bool {
+        self.failed.is_empty()
+    }
+}
+
+/// Converts every model at or below `prefix` in `view` (`""`: all of it) into `.{to}` files
+/// under `out`, `progress` told after each file. A folder is [`GameView::folder`] with prefix `""`.
+///
+/// ```no_run
+/// let view = hangar::GameView::folder("extracted/assets".as_ref())?;
+/// let report = hangar::batch::run(&view, "", "out".as_ref(), "glb", &Default::default(), &|_| {})?;
+/// println!("{} converted, {} failed", report.converted, report.failed.len());
+/// # Ok::<(), hangar::Error>(())
+/// ```
+pub fn run(
+    view: &GameView,
+    prefix: &str,
+    out: &Path,
+    to: &str,
+    options: &ConvertOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Report> {
+    any::check_output(Path::new(&format!("x.{to}")))?;
+    // One clear error for an output folder that cannot be written, before any work.
+    std::fs::create_dir_all(out)
+        .and_then(|_| {
+            let probe = out.join(format!(".hangar-probe-{}", std::process::id()));
+            std::fs::write(&probe, b"")?;
+            std::fs::remove_file(&probe)
+        })
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                None,
+                "",
+                format!("cannot write into the output folder: {e}"),
+            )
+            .in_file(out)
+        })?;
+    let stale_removed = crate::io::remove_stale_temps(out);
+    let input = view.label_of(prefix);
+    let files: Vec<(Entry, Format)> = view
+        .entries(prefix, Some(out))?
+        .into_par_iter()
+        .filter_map(|e| {
+            let f = any::detect(&view.head(&e, 64)?, Some(Path::new(&e.shown)));
+            let model = f.supported() && !matches!(f, Format::HangarJson | Format::GltfText);
+            model.then_some((e, f))
+        })
+        .collect();
+    if files.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            None,
+            "",
+            "no file hangar can convert in this folder",
+        )
+        .in_file(Path::new(&input)));
+    }
+    let jobs = plan(view, &files, out, to);
+    let total = jobs.len();
+    let done = AtomicUsize::new(0);
+    let results: Vec<(&Planned<'_>, Result<Vec<String>>)> = jobs
+        .par_iter()
+        .map(|j| {
+            let r = convert(view, j, options);
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(Progress { done: d, total });
+            (j, r)
+        })
+        .collect();
+    let failed: Vec<Failure> = results
+        .iter()
+        .filter_map(|(j, r)| {
+            r.as_ref().err().map(|e| Failure {
+                file: j.input.name(),
+                path: j.input.name(),
+                error: e.to_string(),
+            })
+        })
+        .collect();
+    let warnings: Vec<String> = results
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok())
+        .flatten()
+        .cloned()
+        .collect();
+    let outputs: Vec<Job> = results
+        .iter()
+        .filter(|(_, r)| r.is_ok())
+        .map(|(j, _)| Job {
+            input: j.input.name(),
+            motions: j.motions.iter().map(|m| m.name()).collect(),
+            output: j.output.clone(),
+        })
+        .collect();
+    let report = Report {
+        input,
+        to: to.to_string(),
+        models: total,
+        converted: total - failed.len(),
+        failed,
+        warnings,
+        outputs,
+        stale_removed,
+        report: out.join("report.json"),
+    };
+    let text = serde_json::to_string_pretty(&report)
+        .map_err(|e| Error::new(ErrorKind::Invalid, None, "report", e.to_string()))?;
+    crate::io::write_output(&report.report, text.as_bytes())?;
+    Ok(report)
+}
+
+/// A job before it runs: entries of the view.
+struct Planned<'v> {
+    input: &'v Entry,
+    motions: Vec<&'v Entry>,
+    output: PathBuf,
+}
+
+/// Opens `e` from `view`: a file on disk by its path (textures are then found around it), a
+/// catalog entry through the view.
+fn open(view: &GameView, e: &Entry) -> Result<Opened> {
+    match &e.disk {
+        Some(p) => crate::api::open(p.as_path()),
+        None => {
+            let bytes: Input = view.read(&e.norm)?;
+            Opened::read_in(bytes, view, &e.norm)
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
 }
 
-/// Plans the conversion of `files` (from [`collect`] under `input`) into `output` as `.ext` files.
-/// Each motion goes with the actor in its folder (else the nearest folder above) whose nodes it
-/// moves, by the most names in common; a motion that fits no actor gets its own output.
-pub fn plan(input: &Path, files: &[(PathBuf, Format)], output: &Path, ext: &str) -> Vec<Job> {
+/// Converts one job; its warnings (the reader's, the motions', the conversion's; not notes).
+fn convert(view: &GameView, j: &Planned<'_>, options: &ConvertOptions) -> Result<Vec<String>> {
+    let mut opened = open(view, j.input)?;
+    let mut warnings: Vec<String> = Vec::new();
+    let mut keep = |name: &str, w: &[crate::error::Warning]| {
+        warnings.extend(w.iter().filter(|w| !w.note).map(|w| format!("{name}: {w}")))
+    };
+    keep(&j.input.name(), opened.warnings());
+    for m in &j.motions {
+        let motion = open(view, m)?;
+        keep(&m.name(), motion.warnings());
+        opened.add_motion(motion);
+    }
+    let wrote = opened.write_to(&j.output, options)?;
+    keep(&j.input.name(), &wrote.warnings);
+    Ok(warnings)
+}
+
+/// Plans the conversion of `files` into `out` as `.ext` files. Each motion goes with the actor in
+/// its folder (else the nearest folder above) whose nodes it moves, by the most names in common; a
+/// motion that fits no actor gets its own output.
+fn plan<'v>(
+    view: &GameView,
+    files: &'v [(Entry, Format)],
+    out: &Path,
+    ext: &str,
+) -> Vec<Planned<'v>> {
     let is_motion = |f: Format| matches!(f, Format::Xsm | Format::Xpm);
-    let actors: Vec<(&PathBuf, Vec<String>)> = files
+    let names = |e: &Entry| {
+        open(view, e)
+            .ok()
+            .and_then(|o| o.binding_names().ok())
+            .unwrap_or_default()
+    };
+    let actors: Vec<(&Entry, Vec<String>)> = files
         .iter()
         .filter(|(_, f)| *f == Format::Xac)
-        .map(|(p, _)| (p, names(p)))
+        .map(|(e, _)| (e, names(e)))
         .collect();
-    let mut attached: HashMap<&PathBuf, Vec<PathBuf>> = HashMap::new();
-    let mut alone: Vec<&PathBuf> = Vec::new();
-    for (p, _) in files.iter().filter(|(_, f)| is_motion(*f)) {
-        match best_actor(p, &names(p), &actors) {
-            Some(a) => attached.entry(a).or_default().push(p.clone()),
-            None => alone.push(p),
+    let mut attached: HashMap<&str, Vec<&Entry>> = HashMap::new();
+    let mut alone: Vec<&str> = Vec::new();
+    for (e, _) in files.iter().filter(|(_, f)| is_motion(*f)) {
+        match best_actor(&e.shown, &names(e), &actors) {
+            Some(a) => attached.entry(a.shown.as_str()).or_default().push(e),
+            None => alone.push(&e.shown),
         }
     }
     // Inputs that share a folder and a stem keep their own extension in the output's name.
-    let mut stems: HashMap<(PathBuf, String), usize> = HashMap::new();
-    let key = |p: &Path| {
+    let key = |shown: &str| {
+        let p = Path::new(shown);
         (
             p.parent().map(Path::to_path_buf).unwrap_or_default(),
             p.file_stem()
@@ -84,69 +251,60 @@ pub fn plan(input: &Path, files: &[(PathBuf, Format)], output: &Path, ext: &str)
                 .unwrap_or_default(),
         )
     };
-    let outputs: Vec<&PathBuf> = files
+    let outputs: Vec<&Entry> = files
         .iter()
-        .filter(|(p, f)| !is_motion(*f) || alone.contains(&p))
-        .map(|(p, _)| p)
+        .filter(|(e, f)| !is_motion(*f) || alone.contains(&e.shown.as_str()))
+        .map(|(e, _)| e)
         .collect();
-    for p in &outputs {
-        *stems.entry(key(p)).or_default() += 1;
+    let mut stems: HashMap<(PathBuf, String), usize> = HashMap::new();
+    for e in &outputs {
+        *stems.entry(key(&e.shown)).or_default() += 1;
     }
     outputs
         .into_iter()
-        .map(|p| {
-            let rel = p.strip_prefix(input).unwrap_or(p);
-            let shared = stems.get(&key(p)).copied().unwrap_or(0) > 1;
+        .map(|e| {
+            let rel = Path::new(&e.shown);
+            let shared = stems.get(&key(&e.shown)).copied().unwrap_or(0) > 1;
             let name = if shared {
-                format!(
-                    "{}.{ext}",
-                    rel.file_name().unwrap_or_default().to_string_lossy()
-                )
+                rel.file_name()
             } else {
-                format!(
-                    "{}.{ext}",
-                    rel.file_stem().unwrap_or_default().to_string_lossy()
-                )
-            };
-            Job {
-                input: p.clone(),
-                motions: attached.get(p).cloned().unwrap_or_default(),
-                output: output.join(rel).with_file_name(name),
+                rel.file_stem()
+            }
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+            Planned {
+                input: e,
+                motions: attached.get(e.shown.as_str()).cloned().unwrap_or_default(),
+                output: out.join(rel).with_file_name(format!("{name}.{ext}")),
             }
         })
         .collect()
 }
 
-/// The names a file binds by (see [`crate::any::Document::binding_names`]); none when unreadable.
-fn names(path: &Path) -> Vec<String> {
-    crate::io::read_input(path)
-        .ok()
-        .and_then(|b| {
-            crate::any::open(&b, path)
-                .ok()
-                .map(|o| o.document.binding_names())
-        })
-        .unwrap_or_default()
-}
-
 /// The actor a motion driving `driven` goes with: in the motion's folder first, then each folder
 /// above; among those, the one sharing the most names (at least half of the motion's).
 fn best_actor<'a>(
-    motion: &Path,
+    motion: &str,
     driven: &[String],
-    actors: &[(&'a PathBuf, Vec<String>)],
-) -> Option<&'a PathBuf> {
+    actors: &[(&'a Entry, Vec<String>)],
+) -> Option<&'a Entry> {
     if driven.is_empty() {
         return None;
     }
-    let mut dir = motion.parent();
+    let mut dir = Path::new(motion).parent();
     while let Some(d) = dir {
         let best = actors
             .iter()
-            .filter(|(a, _)| a.starts_with(d))
+            .filter(|(a, _)| Path::new(&a.shown).starts_with(d))
             .map(|(a, offered)| (*a, driven.iter().filter(|n| offered.contains(n)).count()))
             .filter(|&(_, common)| common * 2 >= driven.len() && common > 0)
-            .max_by_key(|&(a, common)| (common, std::cmp::Reverse(a.components().count())));
+            .max_by_key(|&(a, common)| {
+                (
+                    common,
+                    std::cmp::Reverse(Path::new(&a.shown).components().count()),
+                )
+            });
         if let Some((a, _)) = best {
             return Some(a);
         }

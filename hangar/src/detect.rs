@@ -1,7 +1,5 @@
-//! Which format a file is, from its leading bytes; the extension is only a hint for formats without
-//! a magic number.
-
-use std::path::Path;
+//! The formats hangar knows by name. Which one a file is, is asked of the registered formats
+//! ([`crate::any::detect`]): its leading bytes, the extension only a hint for formats without a magic.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -24,6 +22,8 @@ pub enum Format {
     GltfText,
     /// A `hangar dump` JSON file.
     HangarJson,
+    /// A picture: DDS, PNG or TGA (any of them gzip'd as X4 keeps them).
+    Picture,
     Unknown,
 }
 
@@ -46,6 +46,7 @@ impl Format {
             Format::Glb => "glTF binary (.glb)",
             Format::GltfText => "glTF (.gltf)",
             Format::HangarJson => "hangar JSON dump",
+            Format::Picture => "picture (DDS, PNG, TGA)",
             Format::Unknown => "unknown",
         }
     }
@@ -73,22 +74,8 @@ impl Format {
     }
 }
 
-/// Detects the format of `bytes`: each registered format ([`crate::any::formats`]) looks at the
-/// leading bytes; `path` (its extension) decides only between formats without a magic.
-pub fn detect(bytes: &[u8], path: Option<&Path>) -> Format {
-    let ext = path
-        .and_then(|p| p.extension())
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    crate::any::formats()
-        .iter()
-        .find_map(|f| f.detect(bytes, &ext))
-        .or_else(|| recognised_only(bytes, &ext))
-        .unwrap_or(Format::Unknown)
-}
-
 /// Formats hangar knows but does not open as a document, so the message can name them.
-fn recognised_only(_bytes: &[u8], ext: &str) -> Option<Format> {
+pub(crate) fn recognised_only(_bytes: &[u8], ext: &str) -> Option<Format> {
     (ext == "cat").then_some(Format::Catalog)
 }
 
@@ -97,48 +84,4 @@ pub fn json_head(bytes: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     let probe = bytes.get(..bytes.len().min(4096))?;
     let first = probe.iter().find(|b| !b.is_ascii_whitespace())?;
     (*first == b'{').then(|| String::from_utf8_lossy(probe))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn magic_wins_over_extension() {
-        assert_eq!(
-            detect(b"XUMF\x03\x00\x40\x00", Some(Path::new("a.m3"))),
-            Format::Xmf
-        );
-        assert_eq!(
-            detect(b"43DM\x00\x00\x00\x00", Some(Path::new("a.xmf"))),
-            Format::M3Md34
-        );
-        assert_eq!(detect(b"XAC \x01\x00\x00\x00", None), Format::Xac);
-        assert_eq!(
-            detect(b"\x00\x04\x1a\x00\x00\x00AnarkBGF", None),
-            Format::AnarkBgf
-        );
-        assert_eq!(detect(b"glTF\x02\x00\x00\x00", None), Format::Glb);
-        assert_eq!(detect(b"hello", Some(Path::new("a.xmf"))), Format::Unknown);
-    }
-
-    #[test]
-    fn ani_is_recognised_by_its_header() {
-        let mut b = vec![0u8; 16];
-        b[4..8].copy_from_slice(&16i32.to_le_bytes());
-        b[8..12].copy_from_slice(&1i32.to_le_bytes());
-        assert_eq!(detect(&b, Some(Path::new("x_data.ANI"))), Format::Ani);
-    }
-
-    #[test]
-    fn json_is_a_dump_or_gltf() {
-        assert_eq!(
-            detect(b" {\"hangar_dump\": 1, \"format\": \"xmf\"}", None),
-            Format::HangarJson
-        );
-        assert_eq!(
-            detect(b"{\"asset\": {\"version\": \"2.0\"}}", None),
-            Format::GltfText
-        );
-    }
 }

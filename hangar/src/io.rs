@@ -8,8 +8,11 @@ use std::path::Path;
 pub enum Input {
     Mapped(memmap2::Mmap),
     Read(Vec<u8>),
-    /// One entry of a catalog, sliced from its mapped `.dat` (the index of the entry).
-    Entry(std::sync::Arc<crate::formats::catalog::Opened>, usize),
+    /// A range of bytes held by something shared (an entry of a catalog's mapped `.dat`).
+    Part(
+        std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>,
+        std::ops::Range<usize>,
+    ),
 }
 
 impl std::ops::Deref for Input {
@@ -18,12 +21,7 @@ impl std::ops::Deref for Input {
         match self {
             Input::Mapped(m) => m,
             Input::Read(v) => v,
-            Input::Entry(c, i) => c
-                .catalog
-                .entries
-                .get(*i)
-                .and_then(|e| c.dat.entry(e))
-                .unwrap_or(&[]),
+            Input::Part(whole, range) => (**whole).as_ref().get(range.clone()).unwrap_or(&[]),
         }
     }
 }

@@ -19,13 +19,16 @@
 )]
 
 pub mod any;
+mod api;
 pub mod assemble;
 pub mod batch;
 pub mod bytes;
 pub mod component;
 pub mod detect;
+pub mod document;
 pub mod error;
 pub mod formats;
+pub mod gamepath;
 pub mod gltf;
 pub mod io;
 pub mod model;
@@ -36,5 +39,11 @@ pub mod samples;
 pub mod validate;
 pub mod vfs;
 
+pub use api::{
+    convert, open, ConvertOptions, Converted, Info, Opened, Outcome, Source, WriteOptions, Wrote,
+};
+pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
+pub use validate::{Finding, Severity};
+pub use vfs::GameView;
 pub mod textures;

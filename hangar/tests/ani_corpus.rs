@@ -59,7 +59,9 @@ fn a_component_folder_becomes_one_animated_scene() {
         std::fs::copy(src.join(n), dir.join(n)).unwrap();
     }
     let dest = gltf_out("ani_component").join("superyard.glb");
-    let glb = any::convert_component(&dir, &dest, &Default::default())
+    let glb = hangar::open(&dir)
+        .unwrap()
+        .write_as(&dest, &Default::default())
         .unwrap()
         .bytes;
     std::fs::write(&dest, &glb).unwrap();

@@ -221,7 +221,8 @@ fn a_lod_file_takes_its_own_level_only() {
     let (t0, t1) = (triangles(lods[0]), triangles(lods[1]));
     assert_ne!(t0, t1);
     let out = common::gltf_out("exports").join("hull.glb");
-    let glb = any::convert_component(&dir, &out, &Default::default())
+    let glb = hangar::open(&dir)
+        .and_then(|o| o.write_as(&out, &Default::default()))
         .unwrap()
         .bytes;
     std::fs::write(&out, &glb).unwrap();
@@ -305,7 +306,8 @@ fn a_component_folders_ani_beside_it_is_found_as_the_game_lays_it_out() {
     )
     .unwrap();
     let out = common::gltf_out("exports").join("superyard_folder.glb");
-    let glb = any::convert_component(&dir, &out, &Default::default())
+    let glb = hangar::open(&dir)
+        .and_then(|o| o.write_as(&out, &Default::default()))
         .unwrap()
         .bytes;
     std::fs::write(&out, &glb).unwrap();

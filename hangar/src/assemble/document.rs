@@ -1,19 +1,71 @@
 //! An X4 component XML in the registry: opened from its path (its parts are files beside it), shown,
 //! and turned into one scene. Writing a component back makes several files: see
-//! [`crate::any::gltf_to_component`].
+//! [`crate::assemble::from_scene`].
 
-use crate::any::{no_motions, Document, FileFormat, Info, Opened};
 use crate::detect::Format;
-use crate::error::{Result, Warning};
+use crate::document::{no_motions, Document, FileFormat, Info, Opened};
+use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::Scene;
 use crate::validate::Finding;
+use crate::vfs::GameView;
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub struct ComponentFormat;
 
-/// The XML's path: the parts, the `_data` folder and the .ani are found from it.
-struct ComponentDocument(PathBuf);
+/// Where a component is read from: the parts, the `_data` folder and the .ani are found from it.
+enum ComponentDocument {
+    /// An XML file on disk (read inside the mod around it) or `GAME::path`.
+    Xml(PathBuf),
+    /// An XML inside a game view (a catalog, a browser's folder), named `label` in messages.
+    InView(Arc<GameView>, String, PathBuf),
+    /// A bare folder of `PART-lodN.xmf` files and their `_data.ani`, with no XML.
+    Bare(PathBuf),
+}
+
+impl ComponentDocument {
+    fn scene(&self) -> Result<(Scene, Vec<Warning>)> {
+        match self {
+            ComponentDocument::Xml(xml) => super::to_scene(xml),
+            ComponentDocument::InView(view, inside, label) => {
+                super::component::to_scene_in(view, inside, label)
+            }
+            ComponentDocument::Bare(dir) => {
+                let (scene, warnings) =
+                    crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?;
+                if scene.meshes.is_empty() && scene.animations.is_empty() {
+                    return Err(Error::new(
+                        ErrorKind::Invalid,
+                        None,
+                        "",
+                        "no model in this folder: a component folder holds PART-lodN.xmf files (or give its XML)",
+                    )
+                    .in_file(dir));
+                }
+                Ok((scene, warnings))
+            }
+        }
+    }
+}
+
+/// A component XML inside `view` at `inside` (its parts are read through the view).
+pub fn open_in_view(view: Arc<GameView>, inside: &str, label: &Path) -> Opened<'static> {
+    Opened::new(
+        Format::ComponentXml,
+        ComponentDocument::InView(view, inside.to_string(), label.to_path_buf()),
+        Vec::new(),
+    )
+}
+
+/// A component folder: the `NAME_data/` folder of an XML beside it, or a bare folder of parts.
+pub fn open_folder(dir: &Path) -> Opened<'static> {
+    let doc = match super::xml_beside(dir) {
+        Some(xml) => ComponentDocument::Xml(xml),
+        None => ComponentDocument::Bare(dir.to_path_buf()),
+    };
+    Opened::new(Format::ComponentXml, doc, Vec::new())
+}
 
 impl FileFormat for ComponentFormat {
     fn formats(&self) -> &'static [Format] {
@@ -31,7 +83,7 @@ impl FileFormat for ComponentFormat {
     fn open<'a>(&self, format: Format, _bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
         Ok(Opened::new(
             format,
-            ComponentDocument(path.to_path_buf()),
+            ComponentDocument::Xml(path.to_path_buf()),
             Vec::new(),
         ))
     }
@@ -39,7 +91,7 @@ impl FileFormat for ComponentFormat {
 
 impl Document for ComponentDocument {
     fn info(&self) -> Info {
-        match super::to_scene(&self.0) {
+        match self.scene() {
             Ok((scene, warnings)) => Info {
                 vertices: scene.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
                 triangles: scene.meshes.iter().map(|m| m.triangle_count() as u64).sum(),
@@ -61,7 +113,7 @@ impl Document for ComponentDocument {
     }
 
     fn validate(&self) -> Vec<Finding> {
-        match super::to_scene(&self.0) {
+        match self.scene() {
             Ok((_, warnings)) => warnings.into_iter().map(Into::into).collect(),
             Err(e) => vec![e.into()],
         }
@@ -73,6 +125,6 @@ impl Document for ComponentDocument {
         motions: &[(String, &Opened<'_>)],
     ) -> Result<(Scene, Vec<Warning>)> {
         no_motions(motions)?;
-        super::to_scene(&self.0)
+        self.scene()
     }
 }

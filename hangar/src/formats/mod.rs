@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod dds;
 pub mod emfx;
 pub mod m3;
+pub mod rgba;
 pub mod schema;
 pub mod tga;
 pub mod x4xml;

@@ -7,7 +7,7 @@
 
 use crate::bytes::Cursor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::formats::dds::Image;
+use crate::formats::rgba::Image;
 
 /// Largest picture accepted (as for DDS: a 16384 x 16384 surface).
 const MAX_PIXELS: usize = 1 << 28;

@@ -1,7 +1,7 @@
 //! glTF 2.0 input (.glb, .gltf) in the registry: a neutral scene read from a file.
 
-use crate::any::{no_motions, Document, FileFormat, Info, Opened};
 use crate::detect::Format;
+use crate::document::{no_motions, Document, FileFormat, Info, Opened};
 use crate::error::{Result, Warning};
 use crate::model::{Role, Scene};
 use crate::validate::Finding;

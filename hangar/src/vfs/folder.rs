@@ -72,21 +72,41 @@ impl Folder {
 
     /// Every regular file at or below the game folder `prefix`, as normalized game paths.
     pub fn files(&self, prefix: &str, out: &mut Vec<String>) {
+        out.extend(self.entries(prefix, None).into_iter().map(|e| e.norm));
+    }
+
+    /// Every regular file at or below the game folder `prefix`, by its names on disk (relative to
+    /// the root, `/`-separated); the folder `skip` is not entered.
+    pub fn entries(&self, prefix: &str, skip: Option<&Path>) -> Vec<super::Entry> {
         let mut start = self.root.clone();
         for part in prefix.split('/').filter(|p| !p.is_empty()) {
             match self.child(&start, part) {
                 Some((name, _)) => start.push(name),
-                None => return,
+                None => return Vec::new(),
             }
         }
+        let entry = |file: &Path| {
+            let rel = file.strip_prefix(&self.root).ok()?;
+            let shown = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            Some(super::Entry {
+                norm: super::normalize(&shown).ok()?,
+                shown,
+                disk: Some(file.to_path_buf()),
+            })
+        };
         if start.is_file() {
-            if let Some(f) = self.game_path(&start) {
-                out.push(f);
-            }
-            return;
+            return entry(&start).into_iter().collect();
         }
+        let mut out = Vec::new();
         let mut stack = vec![start];
         while let Some(dir) = stack.pop() {
+            if skip.is_some_and(|s| std::fs::canonicalize(&dir).is_ok_and(|d| d == s)) {
+                continue;
+            }
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
@@ -96,17 +116,11 @@ impl Folder {
                 if ty.is_dir() {
                     stack.push(e.path());
                 } else if ty.is_file() {
-                    if let Some(f) = self.game_path(&e.path()) {
-                        out.push(f);
-                    }
+                    out.extend(entry(&e.path()));
                 }
             }
         }
-    }
-
-    fn game_path(&self, file: &Path) -> Option<String> {
-        let rel = file.strip_prefix(&self.root).ok()?;
-        super::normalize(&rel.to_string_lossy()).ok()
+        out
     }
 }
 

@@ -16,36 +16,7 @@ use std::sync::{Arc, Mutex};
 mod folder;
 pub use folder::Folder;
 
-/// A game path in the form the game compares: lower case, `/`-separated, no leading `/`, no `.` or
-/// `..` parts. A path that climbs above the root is refused: a file must not reach outside its view.
-pub fn normalize(path: &str) -> Result<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split(['/', '\\']) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    return Err(outside(path));
-                }
-            }
-            p => parts.push(p),
-        }
-    }
-    if parts.first().is_some_and(|p| p.ends_with(':')) {
-        // `C:\x`: a drive, not a path inside the game.
-        return Err(outside(path));
-    }
-    Ok(parts.join("/").to_lowercase())
-}
-
-fn outside(path: &str) -> Error {
-    Error::new(
-        ErrorKind::Refused,
-        None,
-        "",
-        format!("{path:?} leads outside the game folder: refused"),
-    )
-}
+pub use crate::gamepath::normalize;
 
 /// One source of game files.
 pub enum Layer {
@@ -126,7 +97,9 @@ impl CatalogLayer {
             )
             .in_file(&o.dat_path)));
         }
-        Some(Ok(Input::Entry(Arc::clone(o), i)))
+        let range = o.dat.range(e)?;
+        let whole: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::clone(o) as _;
+        Some(Ok(Input::Part(whole, range)))
     }
 
     fn files(&self, prefix: &str, out: &mut Vec<String>) {
@@ -139,11 +112,35 @@ impl CatalogLayer {
     }
 }
 
-/// Files by game path, from layers in override order (the last one that has a path wins).
+/// Files by game path, from layers in override order (the last one that has a path wins). A
+/// clone shares the layers.
+#[derive(Clone)]
 pub struct GameView {
     /// What the user named (a folder, a .cat), for messages.
     pub label: String,
-    layers: Vec<Layer>,
+    layers: Vec<Arc<Layer>>,
+}
+
+/// A file of a view as a batch lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its path as written: inside a folder the names on disk (letter case kept), inside a
+    /// catalog the game path.
+    pub shown: String,
+    /// Its game path ([`normalize`]d).
+    pub norm: String,
+    /// The file on disk, when a folder layer holds it.
+    pub disk: Option<PathBuf>,
+}
+
+impl Entry {
+    /// How messages and reports name it: the file on disk, else the game path.
+    pub fn name(&self) -> String {
+        match &self.disk {
+            Some(p) => p.display().to_string(),
+            None => self.norm.clone(),
+        }
+    }
 }
 
 impl GameView {
@@ -151,7 +148,7 @@ impl GameView {
     pub fn folder(root: &Path) -> Result<GameView> {
         Ok(GameView {
             label: root.display().to_string(),
-            layers: vec![Layer::Folder(Folder::new(root)?)],
+            layers: vec![Arc::new(Layer::Folder(Folder::new(root)?))],
         })
     }
 
@@ -162,7 +159,7 @@ impl GameView {
         if spec.is_file() && crate::io::has_ext(spec, "cat") {
             return Ok(GameView {
                 label: spec.display().to_string(),
-                layers: vec![Layer::Catalog(CatalogLayer::open(spec, "")?)],
+                layers: vec![Arc::new(Layer::Catalog(CatalogLayer::open(spec, "")?))],
             });
         }
         if spec.is_dir() {
@@ -224,7 +221,84 @@ impl GameView {
 
     /// Adds a layer that overrides the ones before it.
     pub fn push(&mut self, layer: Layer) {
-        self.layers.push(layer);
+        self.layers.push(Arc::new(layer));
+    }
+
+    /// How a report names `prefix` inside this view: `GAME::prefix`, or the folder itself.
+    pub fn label_of(&self, prefix: &str) -> String {
+        if prefix.is_empty() {
+            self.label.clone()
+        } else {
+            format!("{}::{prefix}", self.label)
+        }
+    }
+
+    /// Every file at or below `prefix`, once each, sorted by how it is shown: a folder's files by
+    /// their names on disk (two that differ only in case are two files), a catalog's by game
+    /// path; a catalog entry hides a loose file of the same game path below it. `skip` (an
+    /// output folder inside the input) and hangar's temporary files are left out.
+    pub fn entries(&self, prefix: &str, skip: Option<&Path>) -> Result<Vec<Entry>> {
+        let prefix = normalize(prefix)?;
+        let skip = skip.and_then(|s| std::fs::canonicalize(s).ok());
+        let mut by_norm: HashMap<String, usize> = HashMap::new();
+        let mut out: Vec<Option<Entry>> = Vec::new();
+        for layer in &self.layers {
+            let found: Vec<Entry> = match &**layer {
+                Layer::Folder(f) => f
+                    .entries(&prefix, skip.as_deref())
+                    .into_iter()
+                    .filter(|e| !e.disk.as_deref().is_some_and(crate::io::is_temp))
+                    .collect(),
+                Layer::Catalog(c) => {
+                    let mut names = Vec::new();
+                    c.files(&prefix, &mut names);
+                    names
+                        .into_iter()
+                        .map(|n| Entry {
+                            shown: n.clone(),
+                            norm: n,
+                            disk: None,
+                        })
+                        .collect()
+                }
+            };
+            for e in found {
+                if e.disk.is_none() {
+                    // A later layer wins: drop what an earlier one had at this path.
+                    if let Some(i) = by_norm.get(&e.norm) {
+                        if let Some(slot) = out.get_mut(*i) {
+                            *slot = None;
+                        }
+                    }
+                }
+                by_norm.insert(e.norm.clone(), out.len());
+                out.push(Some(e));
+            }
+        }
+        let mut all: Vec<Entry> = out.into_iter().flatten().collect();
+        all.sort_by(|a, b| a.shown.cmp(&b.shown));
+        Ok(all)
+    }
+
+    /// The first `n` bytes of `e` (fewer when it is shorter), to tell its format without reading
+    /// it whole; `None` when it cannot be read.
+    pub fn head(&self, e: &Entry, n: usize) -> Option<Vec<u8>> {
+        match &e.disk {
+            Some(p) => {
+                use std::io::Read;
+                let mut head = Vec::with_capacity(n);
+                std::fs::File::open(p)
+                    .ok()?
+                    .take(n as u64)
+                    .read_to_end(&mut head)
+                    .ok()?;
+                Some(head)
+            }
+            None => {
+                let b = self.get(&e.norm)?.ok()?;
+                Some(b.get(..b.len().min(n))?.to_vec())
+            }
+        }
     }
 
     /// True when some layer holds `path`.
@@ -255,7 +329,7 @@ impl GameView {
     pub fn locate(&self, path: &str) -> Option<PathBuf> {
         let norm = normalize(path).ok()?;
         for layer in self.layers.iter().rev() {
-            match layer {
+            match &**layer {
                 Layer::Folder(f) => {
                     if let Some(p) = f.find(&norm) {
                         return Some(p);

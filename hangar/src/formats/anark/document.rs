@@ -1,8 +1,8 @@
 //! Anark (.bgf, .bgp, .bsg and the readable presentation XML) in the registry.
 
 use super::{check, dot, scene, xml, Anark};
-use crate::any::{no_motions, Document, FileFormat, Info, Opened};
 use crate::detect::Format;
+use crate::document::{no_motions, Document, FileFormat, Info, Opened};
 use crate::error::{Error, Result, Warning};
 use crate::model::Scene;
 use crate::validate::Finding;

@@ -1,8 +1,8 @@
 //! X4 part animations (.ani) in the registry.
 
 use super::Ani;
-use crate::any::{no_motions, Document, FileFormat, Info, Opened};
 use crate::detect::Format;
+use crate::document::{no_motions, Document, FileFormat, Info, Opened};
 use crate::error::{Result, Warning};
 use crate::model::Scene;
 use crate::validate::Finding;

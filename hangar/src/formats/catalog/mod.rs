@@ -61,7 +61,7 @@ impl Catalog {
     pub fn by_path(&self) -> HashMap<String, usize> {
         let mut map = HashMap::with_capacity(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
-            if let Ok(n) = crate::vfs::normalize(&e.path) {
+            if let Ok(n) = crate::gamepath::normalize(&e.path) {
                 map.insert(n, i);
             }
         }
@@ -102,9 +102,14 @@ impl Dat {
 
     /// The bytes of `e`, or `None` when they run past the end of the `.dat`.
     pub fn entry(&self, e: &Entry) -> Option<&[u8]> {
+        self.bytes().get(self.range(e)?)
+    }
+
+    /// Where `e`'s bytes lie in the `.dat`, or `None` when they run past its end.
+    pub fn range(&self, e: &Entry) -> Option<std::ops::Range<usize>> {
         let start = usize::try_from(e.offset).ok()?;
         let end = start.checked_add(usize::try_from(e.size).ok()?)?;
-        self.bytes().get(start..end)
+        (end <= self.bytes().len()).then_some(start..end)
     }
 }
 
@@ -115,6 +120,13 @@ pub struct Opened {
     pub catalog: Catalog,
     pub warnings: Vec<Warning>,
     pub dat: Dat,
+}
+
+/// A catalog's entries are slices of its `.dat` (see [`crate::io::Input::Part`]).
+impl AsRef<[u8]> for Opened {
+    fn as_ref(&self) -> &[u8] {
+        self.dat.bytes()
+    }
 }
 
 /// Opens `cat` and maps the `.dat` beside it.

@@ -41,7 +41,7 @@ pub fn read(text: &[u8]) -> Result<(Catalog, Vec<Warning>)> {
         };
         match parse_line(&line) {
             Ok((path, size, mtime, md5)) => {
-                let key = crate::vfs::normalize(path).unwrap_or_else(|_| path.to_lowercase());
+                let key = crate::gamepath::normalize(path).unwrap_or_else(|_| path.to_lowercase());
                 if let Some(first) = seen.insert(key, line_no) {
                     warnings.push(Warning::new(
                         Some(at),

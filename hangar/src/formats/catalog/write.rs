@@ -188,7 +188,7 @@ pub fn extract(
         if !patterns.is_empty() && !patterns.iter().any(|p| glob_matches(p, &e.path)) {
             continue;
         }
-        let key = crate::vfs::normalize(&e.path).unwrap_or_else(|_| e.path.clone());
+        let key = crate::gamepath::normalize(&e.path).unwrap_or_else(|_| e.path.clone());
         match index.get(&key) {
             Some(&i) => {
                 if let Some(slot) = chosen.get_mut(i) {

@@ -383,13 +383,7 @@ pub fn unpack(data: &[u8]) -> Result<Content<'_>> {
     Ok(Content::Dds(Cow::Owned(out)))
 }
 
-/// 8-bit RGBA pixels, rows top to bottom.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Image {
-    pub width: u32,
-    pub height: u32,
-    pub rgba: Vec<u8>,
-}
+pub use super::rgba::Image;
 
 /// Decodes the first mip of the first surface of a DDS file (not gzip'd). Extra faces, layers and
 /// slices are reported, not decoded.

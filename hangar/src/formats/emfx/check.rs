@@ -1,7 +1,7 @@
 //! `hangar validate` and `hangar info` for XAC, XSM and XPM.
 
 use super::{File, Kind};
-use crate::any::Info;
+use crate::document::Info;
 use crate::validate::Finding;
 use serde_json::{json, Value};
 

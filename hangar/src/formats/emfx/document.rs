@@ -1,8 +1,8 @@
 //! XAC, XSM and XPM in the registry; the XAC writer from a scene.
 
 use super::{build, check, scene, File, Kind};
-use crate::any::{Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::detect::Format;
+use crate::document::{Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::error::{Error, Result, Warning};
 use crate::model::Scene;
 use crate::validate::Finding;
@@ -79,7 +79,7 @@ impl Document for EmfxDocument {
     }
 
     fn dump_text(&self, format: &str, version: u32) -> Option<Result<String>> {
-        Some(super::dump_text(&self.0, format, version).map_err(crate::any::dump_error))
+        Some(super::dump_text(&self.0, format, version).map_err(crate::document::dump_error))
     }
 
     fn validate(&self) -> Vec<Finding> {

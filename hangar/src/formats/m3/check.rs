@@ -5,7 +5,7 @@ use super::model::Model;
 use super::scene::{VertexLayout, SD_FIELDS};
 use super::table::{Entry, Link};
 use super::M3;
-use crate::any::Info;
+use crate::document::Info;
 use crate::validate::Finding;
 use serde_json::json;
 

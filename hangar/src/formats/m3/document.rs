@@ -1,8 +1,8 @@
 //! M3 (MD34, MD33, .m3a) in the registry.
 
 use super::{check, dump, read, scene, write, M3};
-use crate::any::{Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::detect::Format;
+use crate::document::{Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::error::{Error, Result, Warning};
 use crate::model::Scene;
 use crate::validate::Finding;

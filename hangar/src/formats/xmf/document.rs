@@ -2,8 +2,8 @@
 
 use super::write::Target;
 use super::{check, mesh, read, write, Xmf};
-use crate::any::{no_motions, Document, FileFormat, Info, Opened, WriteOptions};
 use crate::detect::Format;
+use crate::document::{no_motions, Document, FileFormat, Info, Opened, WriteOptions};
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::{Role, Scene};
 use crate::validate::Finding;
@@ -182,7 +182,7 @@ impl Document for XmfDocument<'_> {
     }
 
     fn dump(&self) -> Result<Value> {
-        serde_json::to_value(&self.file).map_err(crate::any::dump_error)
+        serde_json::to_value(&self.file).map_err(crate::document::dump_error)
     }
 
     fn validate(&self) -> Vec<Finding> {

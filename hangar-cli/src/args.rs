@@ -1,0 +1,288 @@
+//! The command line's arguments (clap) and their translation into the library's options.
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use hangar::formats::dds;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(
+    name = "hangar",
+    version,
+    about = "Inspect, validate and convert X4 / X Rebirth and StarCraft II model files",
+    long_about = "hangar reads game model files, tells you what is in them, checks them before the game \
+crashes on them, and converts them to glTF 2.0 and back.\n\n\
+Formats are recognised by their first bytes, not their extension.\n\
+Supported today: XMF (X4 static meshes, visual and -collision), M3 and .m3a (StarCraft II / Heroes, \
+MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, JSON dump and back, \
+game-ready M3 from glTF), \
+XAC actors with XSM motions, XPM, X4 part animations (.ani) and component folders, \
+X Rebirth Anark UI files (.bgf as readable XML and back, .bsg to glTF, .bgp to Graphviz), \
+glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.",
+    after_help = "Examples:\n  \
+hangar info part_main-lod0.xmf\n  \
+hangar info --json part_main-lod0.xmf | jq .triangles\n  \
+hangar validate assets/**/*.xmf\n  \
+hangar convert part_main-lod0.xmf part_main.glb\n  \
+hangar convert part_main.glb part_main-lod0.xmf        # game-ready visual mesh\n  \
+hangar convert part_main.glb part_main-collision.xmf   # collision mesh, as the game demands\n  \
+hangar dump part_main-lod0.xmf > part.json             # edit, then:\n  \
+hangar convert part.json part_main-lod0.xmf\n  \
+hangar convert Marine.m3 marine.glb\n  \
+hangar convert hero.m3 --motion hero.m3a hero.glb       # add an .m3a's sequences\n  \
+hangar convert model.glb Model.m3                      # from Blender into StarCraft II\n  \
+hangar convert actor.xac --motion walk.xsm --motion smile.xpm actor.glb\n  \
+hangar convert ship_part_folder ship.glb               # parts + their _data.ani states\n  \
+hangar convert --textures copy ship.xml ship.gltf       # textures as PNG files in ship_textures/\n  \
+hangar convert tex.dds tex.png                          # a cube map or array: its surfaces side by side\n  \
+hangar convert tex.png tex.dds --format bc1             # BC7 by default, with every mip level\n  \
+hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel\n  \
+hangar info \"X4::assets/units/size_s/ship_arg_s_fighter_01_data/part-lod0.xmf\"  # inside the game's catalogs\n  \
+hangar convert \"X4::assets/units\" out/ --to glb       # a batch straight from the game (report.json)\n  \
+hangar cat verify ext_01.cat                            # damaged by git? names the cause"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Also print notes: oddities of real files that hangar reads correctly (declared lengths that
+    /// lie, exporter quirks). Without it only warnings, which mean a real problem, are printed.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Show what a file holds: format, vertex and triangle counts, bones, sequences, chunks or
+    /// sections, materials, warnings.
+    Info {
+        /// Files to describe.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON (always with top-level `vertices` and `triangles`; an array for several files).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every field of a file as JSON. `hangar convert dump.json out.xmf` turns an edited dump
+    /// back into the binary file (unchanged fields come back byte for byte).
+    Dump { file: PathBuf },
+    /// Check files for what breaks the game or a converter: index and reference bounds, material
+    /// ranges, buffer sizes, the collision-mesh rule, bone parents and lookups, skin weights, morph
+    /// indices, animation tables and key order. Exits with 1 when any file has an error.
+    Validate {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .xac
+    /// .xsm .xpm .ani .json .bgf .bgp .bsg .xml .dot .png .dds.
+    ///
+    /// A name ending in -collision.xmf makes a collision mesh (positions only, 32-bit indices, no
+    /// materials), anything else a visual mesh. A file converted to its own format (XMF, M3, XAC, XSM,
+    /// XPM, .ani) is rewritten byte for byte; a .json dump turns back into its binary file; a glTF
+    /// becomes a game-ready XMF, an XAC actor (skinned meshes, materials, morph targets) or a
+    /// StarCraft II M3 (.m3; .m3a for the sequences alone; see --modl-version).
+    /// With a folder as INPUT and a .glb/.gltf OUTPUT, the folder is one X4 component: its parts
+    /// (`*-lod0.xmf` as meshes, other LODs and `-collision` as marked nodes) and the `*_data.ani`
+    /// beside them (one animation a state) become one scene. An X4 component XML (ship.xml) as INPUT
+    /// becomes one scene with every part placed by its connection, hardpoint markers, lights and the
+    /// .ani states; a `ship_data` folder uses the ship.xml beside it. A .glb/.gltf INPUT with an .xml
+    /// OUTPUT writes the component back: the XML, `<name>_data/` with every part's XMFs, and the .ani.
+    /// With a folder as OUTPUT, every supported
+    /// file in INPUT (recursively) is converted into it with the extension given by --to.
+    /// Anark UI files: a .bgf becomes the readable presentation .xml (and an .xml a .bgf), a .bsg
+    /// scene graph a .glb node tree (nodes `AK<id>`, bounding boxes in extras), a .bgp a Graphviz .dot.
+    /// Textures: a .dds, X4 .gz or .tga becomes a .png (a cube map's six faces, an array's layers
+    /// side by side); a .png, .tga, .gz or .dds becomes a .dds (`--format`, `--mipmaps`), e.g.
+    /// `hangar convert hull_diff.png hull_diff.dds --format bc1`.
+    Convert {
+        input: PathBuf,
+        output: PathBuf,
+        /// Output extension for folder conversion (glb, gltf, obj, json, or the files' own format).
+        #[arg(long, default_value = "glb")]
+        to: String,
+        /// An animation file whose clips are added to the glTF output (repeatable): an M3 model's
+        /// .m3a (sequences matched to bones by animation id), an XAC actor's .xsm (matched to
+        /// nodes by name) or .xpm (matched to morph targets by name).
+        #[arg(long = "motion", value_name = "FILE")]
+        motions: Vec<PathBuf>,
+        /// The MODL version of an .m3 or .m3a output, with the structure versions StarCraft II
+        /// files of that version use: 23, 25, 26, 28 or 29 (default 29, as current game models).
+        /// An M3 input is then rebuilt from its meshes, materials, skeleton and sequences instead
+        /// of being copied byte for byte.
+        #[arg(long = "modl-version", value_name = "N")]
+        modl_version: Option<u32>,
+        /// Files converted at once in a folder conversion (default: one per core).
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+        #[command(flatten)]
+        textures: TextureArgs,
+        #[command(flatten)]
+        encoding: GltfArgs,
+    },
+    /// Print the Anark name hash of each NAME (as .bgf/.bgp/.bsg files store names): signed decimal,
+    /// then hex. Attribute keys use the low 27 bits (`hangar hash opacity`).
+    Hash {
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
+    /// X4 / X Rebirth catalogs (.cat + .dat): list, verify, extract, pack, diff.
+    Cat {
+        #[command(subcommand)]
+        cmd: crate::cat::CatCommand,
+    },
+}
+
+/// How a glTF output is encoded.
+#[derive(clap::Args)]
+pub struct GltfArgs {
+    /// Smaller glTF with the precision the games keep (KHR_mesh_quantization): normals and
+    /// tangents as 8-bit, texture coordinates as 16-bit when they lie in [0, 1] or [-1, 1],
+    /// skin weights and colours as 8-bit, rotation keys as 16-bit; positions stay 32-bit floats.
+    /// Blender and three.js read it.
+    #[arg(long)]
+    pub quantize: bool,
+    /// Compress vertex, index, skin and animation data with meshoptimizer
+    /// (EXT_meshopt_compression; with --quantize it shrinks most). For web viewers (three.js,
+    /// Babylon.js, gltfpack's tools) and hangar itself; Blender's importer does not read it yet:
+    /// use --quantize alone for Blender.
+    #[arg(long)]
+    pub compress: bool,
+}
+
+/// Where a model's textures are found and how the glTF carries them.
+#[derive(clap::Args)]
+pub struct TextureArgs {
+    /// A folder searched first for the model's textures (repeatable); paths inside the model
+    /// are matched as the game does (any case, `\` or `/`, `.gz` for `.dds`).
+    #[arg(long = "textures-from", value_name = "DIR")]
+    pub textures_from: Vec<PathBuf>,
+    /// The game or mod folder (or one .cat) the model belongs to, as with `GAME::path` as INPUT:
+    /// its textures and material library are looked up there.
+    #[arg(long, value_name = "GAME")]
+    pub game: Option<PathBuf>,
+    /// embed: the textures become PNG images inside the glTF; copy: PNG files in
+    /// `<output name>_textures/` beside the output, which names them by relative path (a .glb
+    /// too); link: a texture that is a loose PNG file is named where it lies (relative path), the
+    /// others are copied; none: only their paths are kept (in the materials' extras).
+    #[arg(long, value_enum, default_value = "embed")]
+    pub textures: TextureMode,
+    /// PNG compression for converted textures: fast (default; they are intermediates) or best.
+    #[arg(long = "png-compression", value_enum, default_value = "fast")]
+    pub png_compression: PngLevel,
+    /// Block compression of a .dds OUTPUT: bc7 (RGBA, best quality), bc3 (DXT5, RGBA), bc1 (DXT1,
+    /// RGB), bc4 (one channel), bc5 (two channels: normal maps).
+    /// Example: `hangar convert tex.png tex.dds --format bc1`.
+    #[arg(long, value_enum, default_value = "bc7")]
+    pub format: DdsFormat,
+    /// Mip levels of a .dds OUTPUT: full (every level down to 1x1) or none (full size only).
+    #[arg(long, value_enum, default_value = "full")]
+    pub mipmaps: MipLevels,
+    /// A cube map, array or volume to .png: strip (every face, layer or slice side by side, left
+    /// to right as stored) or first (the first surface only).
+    #[arg(long, value_enum, default_value = "strip")]
+    pub surfaces: SurfaceChoice,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum TextureMode {
+    Embed,
+    Copy,
+    Link,
+    None,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum DdsFormat {
+    Bc7,
+    Bc3,
+    Bc1,
+    Bc4,
+    Bc5,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum MipLevels {
+    Full,
+    None,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SurfaceChoice {
+    Strip,
+    First,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum PngLevel {
+    Fast,
+    Best,
+}
+
+impl TextureArgs {
+    /// The library's texture options; `input`'s game (`GAME::path`) is searched after the user's.
+    pub fn options(&self, input: &Path) -> Result<hangar::textures::Options> {
+        let mut views = Vec::new();
+        for d in self.textures_from.iter().chain(&self.game) {
+            views.push(hangar::vfs::GameView::open(d)?);
+        }
+        if let Some((game, _)) = input.to_str().and_then(hangar::vfs::split_spec) {
+            views.push(hangar::vfs::GameView::open(&game)?);
+        }
+        Ok(hangar::textures::Options {
+            views,
+            mode: match self.textures {
+                TextureMode::Embed => hangar::textures::Mode::Embed,
+                TextureMode::Copy => hangar::textures::Mode::Copy,
+                TextureMode::Link => hangar::textures::Mode::Link,
+                TextureMode::None => hangar::textures::Mode::None,
+            },
+            png: match self.png_compression {
+                PngLevel::Fast => dds::PngCompression::Fast,
+                PngLevel::Best => dds::PngCompression::Best,
+            },
+            surfaces: match self.surfaces {
+                SurfaceChoice::Strip => dds::Surfaces::Strip,
+                SurfaceChoice::First => dds::Surfaces::First,
+            },
+            dds: dds::encode::Options {
+                encoding: match self.format {
+                    DdsFormat::Bc7 => dds::encode::Encoding::Bc7,
+                    DdsFormat::Bc3 => dds::encode::Encoding::Bc3,
+                    DdsFormat::Bc1 => dds::encode::Encoding::Bc1,
+                    DdsFormat::Bc4 => dds::encode::Encoding::Bc4,
+                    DdsFormat::Bc5 => dds::encode::Encoding::Bc5,
+                },
+                mipmaps: match self.mipmaps {
+                    MipLevels::Full => dds::encode::Mipmaps::Full,
+                    MipLevels::None => dds::encode::Mipmaps::None,
+                },
+            },
+            nearby: Default::default(),
+        })
+    }
+}
+
+impl GltfArgs {
+    pub fn options(&self) -> hangar::gltf::export::Options {
+        hangar::gltf::export::Options {
+            quantize: self.quantize,
+            compress: self.compress,
+        }
+    }
+}
+
+/// The library's options for `hangar convert INPUT ...`.
+pub fn convert_options(
+    input: &Path,
+    textures: &TextureArgs,
+    encoding: &GltfArgs,
+    modl_version: Option<u32>,
+) -> Result<hangar::ConvertOptions> {
+    Ok(hangar::ConvertOptions {
+        textures: textures.options(input)?,
+        gltf: encoding.options(),
+        write: hangar::WriteOptions { modl_version },
+    })
+}

@@ -1,0 +1,519 @@
+//! The door into the library: open a file from wherever it is, ask it what it holds, check it,
+//! and write it as another file. The CLI, the Python module and the WebAssembly page call only
+//! this (re-exported at the crate root).
+
+use crate::any;
+use crate::detect::Format;
+use crate::error::{Error, Result, Warning};
+use crate::io::Input;
+use crate::model::Scene;
+use crate::validate::Finding;
+use crate::vfs::GameView;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use crate::any::{Converted, Info, Wrote};
+pub use crate::document::WriteOptions;
+
+/// Where a file comes from.
+pub enum Source {
+    /// A file or a component folder on disk, or `GAME::path` inside a game's catalogs or folder.
+    Path(PathBuf),
+    /// Bytes in memory, named by `name` (its extension hints the format where there is no magic,
+    /// and errors name it).
+    Bytes { name: String, bytes: Vec<u8> },
+    /// A file inside a game view (a component in it reads its parts through the view).
+    InView(Arc<GameView>, String),
+}
+
+impl Source {
+    /// Bytes in memory named `name` (`"ship.xmf"`).
+    pub fn bytes(name: impl Into<String>, bytes: Vec<u8>) -> Source {
+        Source::Bytes {
+            name: name.into(),
+            bytes,
+        }
+    }
+}
+
+impl From<&Path> for Source {
+    fn from(p: &Path) -> Source {
+        Source::Path(p.to_path_buf())
+    }
+}
+
+impl From<PathBuf> for Source {
+    fn from(p: PathBuf) -> Source {
+        Source::Path(p)
+    }
+}
+
+impl From<&PathBuf> for Source {
+    fn from(p: &PathBuf) -> Source {
+        Source::Path(p.clone())
+    }
+}
+
+impl From<&str> for Source {
+    fn from(p: &str) -> Source {
+        Source::Path(PathBuf::from(p))
+    }
+}
+
+/// Opens a file (or a component folder) and reads it: its format is told by its first bytes.
+///
+/// ```
+/// let opened = hangar::open("../samples/wedge-lod0.xmf")?;
+/// let info = opened.info();
+/// assert_eq!((info.vertices, info.triangles), (32, 14));
+/// # Ok::<(), hangar::Error>(())
+/// ```
+pub fn open(source: impl Into<Source>) -> Result<Opened> {
+    match source.into() {
+        Source::Path(path) => {
+            if let Some((game, inside)) = path.to_str().and_then(crate::vfs::split_spec) {
+                let view = Arc::new(GameView::open(&game)?);
+                let bytes = view.read(inside).map_err(|e| e.in_file(&path))?;
+                return Opened::read(bytes, path.clone(), Some((view, inside.to_string())));
+            }
+            if path.is_dir() {
+                return Ok(Opened::from_document(
+                    crate::assemble::document::open_folder(&path),
+                    path,
+                ));
+            }
+            let bytes = crate::io::read_input(&path)?;
+            Opened::read(bytes, path, None)
+        }
+        Source::Bytes { name, bytes } => {
+            Opened::read(Input::Read(bytes), PathBuf::from(name), None)
+        }
+        Source::InView(view, inside) => {
+            let bytes = view.read(&inside)?;
+            let label = PathBuf::from(format!("{}::{inside}", view.label));
+            Opened::read(bytes, label, Some((view, inside)))
+        }
+    }
+}
+
+/// An opened file: what it is, what the reader noticed, and the ways out of it.
+pub struct Opened {
+    // Declared before `bytes`, so it is dropped first: it borrows them (see `Opened::read`).
+    parsed: Parsed,
+    motions: Vec<Opened>,
+    /// Never read after opening, only kept alive for `parsed`.
+    _bytes: Option<Input>,
+    name: PathBuf,
+}
+
+enum Parsed {
+    Document(any::Opened<'static>),
+    /// A picture file (DDS, PNG, TGA): converted by [`Opened::write_as`] only.
+    Texture(Format),
+}
+
+impl Opened {
+    fn read(bytes: Input, name: PathBuf, view: Option<(Arc<GameView>, String)>) -> Result<Opened> {
+        // SAFETY: the slice points into `bytes`' heap buffer or memory map, which does not move
+        // when `bytes` moves into the returned `Opened`, and which lives as long as it: `parsed`,
+        // the only holder of the borrow, is dropped before `_bytes` (field order) and is never
+        // handed out with a lifetime longer than `&self`.
+        let slice: &'static [u8] = unsafe { std::mem::transmute::<&[u8], &'static [u8]>(&bytes) };
+        let format = any::detect(slice, Some(&name));
+        let parsed = match view {
+            Some((view, inside)) if format == Format::ComponentXml => Parsed::Document(
+                crate::assemble::document::open_in_view(view, &inside, &name),
+            ),
+            _ => match any::open(slice, &name) {
+                Ok(o) => Parsed::Document(o),
+                Err(e) => match crate::textures::picture_format(slice, &name) {
+                    Some(f) => Parsed::Texture(f),
+                    None => return Err(e),
+                },
+            },
+        };
+        Ok(Opened {
+            parsed,
+            motions: Vec::new(),
+            _bytes: Some(bytes),
+            name,
+        })
+    }
+
+    /// A file of `view` at the game path `norm`, already read (a batch's catalog entries).
+    pub(crate) fn read_in(bytes: Input, view: &GameView, norm: &str) -> Result<Opened> {
+        Opened::read(
+            bytes,
+            PathBuf::from(norm),
+            Some((Arc::new(view.clone()), norm.to_string())),
+        )
+    }
+
+    /// The names that tie a motion to its actor (see `Document::binding_names`).
+    pub(crate) fn binding_names(&self) -> Result<Vec<String>> {
+        Ok(self.document()?.document.binding_names())
+    }
+
+    fn from_document(doc: any::Opened<'static>, name: PathBuf) -> Opened {
+        Opened {
+            parsed: Parsed::Document(doc),
+            motions: Vec::new(),
+            _bytes: None,
+            name,
+        }
+    }
+
+    /// The name it was opened by (a path, `GAME::path`, or the name given with the bytes).
+    pub fn name(&self) -> &Path {
+        &self.name
+    }
+
+    /// Its format.
+    pub fn format(&self) -> Format {
+        match &self.parsed {
+            Parsed::Document(d) => d.format,
+            Parsed::Texture(f) => *f,
+        }
+    }
+
+    /// What the reader noticed while opening (notes included: see [`Warning::note`]).
+    pub fn warnings(&self) -> &[Warning] {
+        match &self.parsed {
+            Parsed::Document(d) => &d.warnings,
+            Parsed::Texture(_) => &[],
+        }
+    }
+
+    fn document(&self) -> Result<&any::Opened<'static>> {
+        match &self.parsed {
+            Parsed::Document(d) => Ok(d),
+            Parsed::Texture(f) => Err(Error::unsupported(format!(
+                "{} is a picture: convert it to .png or .dds",
+                f.name()
+            ))
+            .in_file(&self.name)),
+        }
+    }
+
+    /// What `hangar info` shows: counts, layout, materials, warnings.
+    ///
+    /// ```
+    /// let info = hangar::open("../samples/wedge-lod0.xmf")?.info();
+    /// assert_eq!(info.format, "XMF v3");
+    /// # Ok::<(), hangar::Error>(())
+    /// ```
+    pub fn info(&self) -> Info {
+        match &self.parsed {
+            Parsed::Document(d) => d.info(),
+            Parsed::Texture(f) => Info {
+                format: f.name().to_string(),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// What `hangar validate` reports: the reader's warnings and the format's checks.
+    ///
+    /// ```
+    /// use hangar::Severity;
+    /// let findings = hangar::open("../samples/wedge-lod0.xmf")?.validate();
+    /// assert!(findings.iter().all(|f| f.severity != Severity::Error));
+    /// # Ok::<(), hangar::Error>(())
+    /// ```
+    pub fn validate(&self) -> Vec<Finding> {
+        match self.document() {
+            Ok(d) => d.validate(),
+            Err(e) => vec![e.into()],
+        }
+    }
+
+    /// Every field as JSON (`hangar dump`); opening the dump and writing it as the original
+    /// format gives the same bytes.
+    ///
+    /// ```
+    /// let dump = hangar::open("../samples/wedge-lod0.xmf")?.dump()?;
+    /// assert!(dump.contains("\"format\": \"xmf\""));
+    /// # Ok::<(), hangar::Error>(())
+    /// ```
+    pub fn dump(&self) -> Result<String> {
+        self.document()?.dump().map_err(|e| e.in_file(&self.name))
+    }
+
+    /// Adds a motion file (`.xsm`, `.xpm`, `.m3a`, an M3) whose clips go into this model's
+    /// scene and glTF outputs, as `hangar convert --motion` does.
+    pub fn add_motion(&mut self, motion: Opened) {
+        self.motions.push(motion);
+    }
+
+    /// The motions' labels (their file stems, made unique) and documents.
+    fn motion_list(&self) -> Result<Vec<(String, &any::Opened<'static>)>> {
+        let mut labels: Vec<String> = Vec::new();
+        for m in &self.motions {
+            let stem = m
+                .name
+                .file_stem()
+                .map_or("motion".into(), |s| s.to_string_lossy().into_owned());
+            let mut label = stem.clone();
+            let mut k = 2;
+            while labels.contains(&label) {
+                label = format!("{stem} {k}");
+                k += 1;
+            }
+            labels.push(label);
+        }
+        labels
+            .into_iter()
+            .zip(&self.motions)
+            .map(|(l, m)| Ok((l, m.document()?)))
+            .collect()
+    }
+
+    /// The neutral scene (nodes, meshes, materials, skins, animations; motions added).
+    ///
+    /// ```
+    /// let (scene, _warnings) = hangar::open("../samples/wedge-lod0.xmf")?.to_scene()?;
+    /// assert_eq!(scene.meshes[0].vertices.positions.len(), 32);
+    /// # Ok::<(), hangar::Error>(())
+    /// ```
+    pub fn to_scene(&self) -> Result<(Scene, Vec<Warning>)> {
+        let stem = self
+            .name
+            .file_stem()
+            .map_or("model".into(), |s| s.to_string_lossy().into_owned());
+        let motions = self.motion_list()?;
+        self.document()?
+            .document
+            .to_scene(&stem, &motions)
+            .map_err(|e| e.in_file(&self.name))
+    }
+
+    /// The bytes of the file `output` names (its extension picks the type: `.glb`, `.gltf`,
+    /// `.obj`, `.json`, the game formats, `.png`/`.dds` for pictures, `.xml` for a component
+    /// from glTF), and the files that go with it (paths relative to `output`'s folder). Nothing
+    /// is written.
+    ///
+    /// ```
+    /// let opened = hangar::open("../samples/wedge-lod0.xmf")?;
+    /// let glb = opened.write_as("wedge.glb", &hangar::ConvertOptions::default())?;
+    /// assert_eq!(&glb.bytes[..4], b"glTF");
+    /// # Ok::<(), hangar::Error>(())
+    /// ```
+    pub fn write_as(
+        &self,
+        output: impl AsRef<Path>,
+        options: &ConvertOptions,
+    ) -> Result<Converted> {
+        let output = output.as_ref();
+        if let Some(p) = self.picture(output, options) {
+            return p.map(|p| Converted {
+                bytes: p.bytes,
+                files: Vec::new(),
+                warnings: p.warnings,
+                what: p.what,
+            });
+        }
+        if let Some(w) = self.component_files(output)? {
+            let dir = output.parent().unwrap_or(Path::new(""));
+            let mut files = Vec::new();
+            let mut bytes = Vec::new();
+            for (path, b) in w.files {
+                if path == output {
+                    bytes = b;
+                } else {
+                    files.push((path.strip_prefix(dir).unwrap_or(&path).to_path_buf(), b));
+                }
+            }
+            return Ok(Converted {
+                bytes,
+                files,
+                warnings: w.warnings,
+                what: String::new(),
+            });
+        }
+        let motions = self.motion_list()?;
+        any::convert_textured(self.document()?, &self.name, output, &motions, options)
+    }
+
+    /// [`Self::write_as`], written to disk: `output` and the files beside it all or none, never
+    /// over the input. A `.glb` goes to disk straight from the scene's arrays.
+    pub fn write_to(&self, output: impl AsRef<Path>, options: &ConvertOptions) -> Result<Wrote> {
+        let output = output.as_ref();
+        if crate::io::same_file(&self.name, output) {
+            return Err(Error::refused(
+                "",
+                "refusing to write over the input; pick another output name",
+            )
+            .in_file(output));
+        }
+        if let Some(p) = self.picture(output, options) {
+            let p = p?;
+            crate::io::write_output(output, &p.bytes)?;
+            return Ok(Wrote {
+                bytes: p.bytes.len(),
+                files: 0,
+                warnings: p.warnings,
+                what: format!("{}x{}{}", p.width, p.height, p.what),
+            });
+        }
+        if let Some(w) = self.component_files(output)? {
+            if let Some((p, _)) = w
+                .files
+                .iter()
+                .find(|(p, _)| crate::io::same_file(p, &self.name))
+            {
+                return Err(Error::refused("", "would be written over the input").in_file(p));
+            }
+            let bodies: Vec<crate::io::Pieces<'_>> =
+                w.files.iter().map(|(_, b)| b[..].into()).collect();
+            let all: Vec<(&Path, &crate::io::Pieces<'_>)> = w
+                .files
+                .iter()
+                .map(|(p, _)| p.as_path())
+                .zip(&bodies)
+                .collect();
+            crate::io::write_outputs(&all)?;
+            return Ok(Wrote {
+                bytes: w.files.iter().map(|(_, b)| b.len()).sum(),
+                files: w.files.len().saturating_sub(1),
+                warnings: w.warnings,
+                what: String::new(),
+            });
+        }
+        let motions = self.motion_list()?;
+        any::convert_and_write(self.document()?, &self.name, output, &motions, options)
+    }
+
+    /// A picture input converted to a `.png` or `.dds` output; `None` for any other input.
+    fn picture(
+        &self,
+        output: &Path,
+        options: &ConvertOptions,
+    ) -> Option<Result<crate::textures::Picture>> {
+        let bytes = self._bytes.as_deref()?;
+        if !matches!(self.parsed, Parsed::Texture(_)) {
+            return None;
+        }
+        crate::textures::convert_texture(bytes, &self.name, output, &options.textures).or_else(
+            || {
+                Some(Err(Error::unsupported(
+                    "a picture converts to .png or .dds",
+                )
+                .in_file(output)))
+            },
+        )
+    }
+
+    /// A glTF written as a whole component (an `.xml` output): the XML, its `_data/` files and
+    /// the .ani, by absolute path.
+    fn component_files(&self, output: &Path) -> Result<Option<crate::assemble::Written>> {
+        let gltf = matches!(self.format(), Format::Glb | Format::GltfText);
+        if !gltf || !crate::io::has_ext(output, "xml") || !self.motions.is_empty() {
+            return Ok(None);
+        }
+        let (scene, warnings) = self.to_scene()?;
+        let mut w = crate::assemble::from_scene(&scene, output)?;
+        w.warnings.splice(0..0, warnings);
+        Ok(Some(w))
+    }
+}
+
+/// Everything a conversion can be told (see [`Opened::write_as`]).
+pub use crate::any::ConvertOptions;
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("name", &self.name)
+            .field("format", &self.format())
+            .finish()
+    }
+}
+
+/// What [`convert`] did: one output written, or a whole folder or game converted.
+#[derive(Debug)]
+pub enum Outcome {
+    /// One output (and the files beside it), with what was noticed on the way: each input's
+    /// warnings by its name (the model first, then its motions), then the conversion's.
+    File {
+        output: PathBuf,
+        wrote: Wrote,
+        warnings: Vec<(PathBuf, Vec<Warning>)>,
+    },
+    /// A batch (a folder, or `GAME::folder`): see [`crate::batch::Report`].
+    Batch(crate::batch::Report),
+}
+
+/// `hangar convert INPUT OUTPUT`: the one decision of what a conversion is, for every face.
+/// A file (or `GAME::file`) becomes `output` (`motions` added to it); a component folder becomes
+/// one `.glb`/`.gltf`/`.obj`; any other folder, or `GAME::folder`, becomes a folder of `.{to}`
+/// files (a batch, `progress` told after each file).
+///
+/// ```no_run
+/// use hangar::{convert, ConvertOptions, Outcome};
+/// match convert("ship.xml".as_ref(), "ship.glb".as_ref(), &[], "glb", &ConvertOptions::default(), &|_| {})? {
+///     Outcome::File { wrote, .. } => println!("{} bytes", wrote.bytes),
+///     Outcome::Batch(report) => println!("{} converted", report.converted),
+/// }
+/// # Ok::<(), hangar::Error>(())
+/// ```
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    motions: &[PathBuf],
+    to: &str,
+    options: &ConvertOptions,
+    progress: &(dyn Fn(crate::batch::Progress) + Sync),
+) -> Result<Outcome> {
+    let batch = |view: &GameView, prefix: &str| {
+        if !motions.is_empty() {
+            return Err(Error::unsupported(
+                "--motion applies to one model, not to a folder conversion",
+            ));
+        }
+        if options.write != WriteOptions::default() {
+            return Err(Error::unsupported(
+                "--modl-version applies to one file, not to a folder conversion",
+            ));
+        }
+        crate::batch::run(view, prefix, output, to, options, progress).map(Outcome::Batch)
+    };
+    if let Some((game, inside)) = input.to_str().and_then(crate::vfs::split_spec) {
+        let view = GameView::open(&game)?;
+        if !view.exists(inside) {
+            return batch(&view, inside);
+        }
+    } else if input.is_dir() {
+        if !motions.is_empty() {
+            return Err(Error::unsupported(
+                "--motion applies to one model, not to a folder conversion",
+            ));
+        }
+        let one_file = !output.is_dir()
+            && ["glb", "gltf", "obj"]
+                .iter()
+                .any(|e| crate::io::has_ext(output, e));
+        if !one_file {
+            if !output.is_dir() && output.extension().is_some() {
+                return Err(Error::unsupported(
+                    "a folder converts into a folder, and this name looks like a file; name a folder (and pick the type with --to), or a .glb for one component",
+                )
+                .in_file(output));
+            }
+            return batch(&GameView::folder(input)?, "");
+        }
+    }
+    let mut opened = open(input)?;
+    let mut warnings = vec![(input.to_path_buf(), opened.warnings().to_vec())];
+    for m in motions {
+        let motion = open(m.as_path())?;
+        warnings.push((m.clone(), motion.warnings().to_vec()));
+        opened.add_motion(motion);
+    }
+    let mut wrote = opened.write_to(output, options)?;
+    warnings.push((input.to_path_buf(), std::mem::take(&mut wrote.warnings)));
+    Ok(Outcome::File {
+        output: output.to_path_buf(),
+        wrote,
+        warnings,
+    })
+}
