@@ -23,7 +23,7 @@ mod api;
 pub mod assemble;
 pub mod batch;
 pub mod bytes;
-pub mod component;
+mod convert;
 pub mod detect;
 pub mod document;
 pub mod error;
@@ -39,9 +39,8 @@ pub mod samples;
 pub mod validate;
 pub mod vfs;
 
-pub use api::{
-    convert, open, ConvertOptions, Converted, Info, Opened, Outcome, Source, WriteOptions, Wrote,
-};
+pub use api::{open, ConvertOptions, Converted, Info, Opened, Source, WriteOptions, Wrote};
+pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
 pub use validate::{Finding, Severity};

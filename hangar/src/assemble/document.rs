@@ -29,11 +29,10 @@ impl ComponentDocument {
         match self {
             ComponentDocument::Xml(xml) => super::to_scene(xml),
             ComponentDocument::InView(view, inside, label) => {
-                super::component::to_scene_in(view, inside, label)
+                super::read::to_scene_in(view, inside, label)
             }
             ComponentDocument::Bare(dir) => {
-                let (scene, warnings) =
-                    crate::component::to_scene(dir).map_err(|e| e.in_file(dir))?;
+                let (scene, warnings) = super::bare::to_scene(dir).map_err(|e| e.in_file(dir))?;
                 if scene.meshes.is_empty() && scene.animations.is_empty() {
                     return Err(Error::new(
                         ErrorKind::Invalid,

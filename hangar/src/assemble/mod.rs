@@ -1,7 +1,12 @@
-//! Whole X4 components: the component XML with its `_data/` folder of XMFs and the `_data.ani`
-//! beside it, as one neutral scene, and back (see [`component`]).
+//! Whole X4 components: `ship.xml` (connections with their parts, offsets and tags, lights in its
+//! layers), the `ship_data/` folder of `<part>-lodN.xmf` / `<part>-collision.xmf`, and
+//! `ship_data.ani`, as one neutral scene ([`read`]), and back ([`write`]). A bare folder of parts
+//! with no XML is read by [`bare`]; all of them through a game view.
 
-pub mod component;
+pub mod bare;
 pub mod document;
+pub mod read;
+pub mod write;
 
-pub use component::{data_ani, from_scene, to_scene, xml_beside, Written};
+pub use read::{data_ani, to_scene, xml_beside};
+pub use write::{from_scene, Written};

@@ -1,21 +1,37 @@
 //! An X4 component folder as one scene: each part's `-lod0.xmf` as its mesh, the other LODs and the
 //! collision meshes as marked child nodes, and the `*_data.ani` beside them as one animation a state.
 
-use crate::assemble::component::{split_piece_as_written, Piece};
+use super::read::{split_piece_as_written, Piece};
 use crate::error::{Error, Result, Warning};
 use crate::formats::{ani, xmf};
 use crate::model::{Node, Role, Scene};
+use crate::vfs::{Entry, GameView};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Reads the folder's parts and animations into one scene named after the folder.
+/// Reads the folder's parts and animations into one scene named after the folder. The folder is
+/// read through a view of the folder above it, where the game keeps `<folder>.ani`.
 pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
+    let abs = std::path::absolute(dir).map_err(|e| Error::io(dir, e))?;
+    let (view, inside) = match (abs.parent(), abs.file_name()) {
+        (Some(up), Some(name)) => (GameView::folder(up)?, name.to_string_lossy().into_owned()),
+        _ => (GameView::folder(&abs)?, String::new()),
+    };
+    to_scene_in(&view, &inside, dir)
+}
+
+/// [`to_scene`] for the folder `inside` of `view`, named `dir` in messages.
+pub fn to_scene_in(view: &GameView, inside: &str, dir: &Path) -> Result<(Scene, Vec<Warning>)> {
+    let depth = inside.split('/').filter(|p| !p.is_empty()).count() + 1;
+    let files: Vec<Entry> = view
+        .entries(inside, None)?
+        .into_iter()
+        .filter(|e| e.shown.split('/').count() == depth)
         .collect();
-    files.sort();
+    let read = |e: &Entry| {
+        view.read(&e.norm)
+            .map_err(|err| err.in_file(Path::new(&e.name())))
+    };
     let name = dir
         .file_name()
         .map_or("component".into(), |n| n.to_string_lossy().into_owned());
@@ -27,17 +43,22 @@ pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
     let mut warnings = Vec::new();
     let mut parts: Vec<(String, usize)> = Vec::new();
     // lod0 first, so every part has its node before its other pieces.
-    let mut pieces: Vec<(String, Piece, &PathBuf)> = files
+    let mut pieces: Vec<(String, Piece, &Entry)> = files
         .iter()
-        .filter(|p| crate::io::has_ext(p, "xmf"))
-        .filter_map(|p| {
-            let stem = p.file_stem()?.to_string_lossy().into_owned();
-            split_piece_as_written(&stem).map(|(part, piece)| (part.to_string(), piece, p))
+        .filter(|e| crate::io::has_ext(Path::new(&e.shown), "xmf"))
+        .filter_map(|e| {
+            let stem = Path::new(&e.shown)
+                .file_stem()?
+                .to_string_lossy()
+                .into_owned();
+            split_piece_as_written(&stem).map(|(part, piece)| (part.to_string(), piece, e))
         })
         .collect();
     pieces.sort_by_key(|(part, piece, _)| (part.clone(), !matches!(piece, Piece::Lod(0))));
-    for (part, piece, path) in pieces {
-        let bytes = crate::io::read_input(path)?;
+    for (part, piece, entry) in pieces {
+        let name = entry.name();
+        let path = Path::new(&name);
+        let bytes = read(entry)?;
         let (file, w) = xmf::read::read(&bytes).map_err(|e| e.in_file(path))?;
         warnings.extend(w);
         let role = if matches!(piece, Piece::Collision) {
@@ -87,14 +108,19 @@ pub fn to_scene(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
     }
     // The game keeps `<folder>.ani` beside the folder, next to the component XML; some copies keep
     // it inside.
-    let mut anis: Vec<PathBuf> = files
+    let beside = Entry {
+        shown: format!("{inside}.ani"),
+        norm: crate::gamepath::normalize(&format!("{inside}.ani"))?,
+        disk: None,
+    };
+    let anis = files
         .iter()
-        .filter(|p| crate::io::has_ext(p, "ani"))
-        .cloned()
-        .collect();
-    anis.extend(crate::assemble::data_ani(dir));
-    for path in &anis {
-        let bytes = crate::io::read_input(path)?;
+        .filter(|e| crate::io::has_ext(Path::new(&e.shown), "ani"))
+        .chain((!inside.is_empty() && view.exists(&beside.norm)).then_some(&beside));
+    for entry in anis {
+        let name = entry.name();
+        let path = Path::new(&name);
+        let bytes = read(entry)?;
         let (a, w) = ani::read(&bytes).map_err(|e| e.in_file(path))?;
         warnings.extend(w);
         let (anims, w) = ani::animations(&a, &mut |part| find_part(&parts, part));

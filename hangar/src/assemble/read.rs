@@ -1,16 +1,9 @@
-//! An X4 component: `ship.xml` (connections with their parts, offsets and tags, lights in its layers),
-//! the `ship_data/` folder of `<part>-lodN.xmf` / `<part>-collision.xmf`, and `ship_data.ani`.
-//!
-//! XML -> scene: a node per part placed by its connection's `<offset>` under the part its connection
-//! names as `parent` (X mirrored as for XMF: position (-x, y, z), quaternion (x, -y, -z, w)); lod0 as the
-//! part's mesh, other LODs and collision as marked children; connections without parts as empty
-//! marker nodes; lights as punctual lights; one animation a .ani state.
-//!
-//! Scene -> XML: the original XML text travels in the root node's `extras` and comes back unchanged
-//! except for the `<offset>` of parts that moved; every part's meshes are written as game-ready XMFs;
-//! the .ani comes back as it was read.
+//! Component XML -> scene: a node per part placed by its connection's `<offset>` under the part its
+//! connection names as `parent` (X mirrored as for XMF); lod0 as the part's mesh, other LODs and
+//! collision as marked children; connections without parts as markers; lights; one animation a
+//! .ani state. Every file is read through a game view.
 
-use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::error::{Error, Result, Warning};
 use crate::formats::{ani, xmf};
 use crate::model::{Light, LightKind, Node, Role, Scene};
 use crate::vfs::GameView;
@@ -22,18 +15,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Key of the root node's extras that carries what the way back needs.
-const ROOT_KEY: &str = "x4component";
+pub(super) const ROOT_KEY: &str = "x4component";
 /// Key of every other node's extras that says what the node is in the component.
-const NODE_KEY: &str = "x4";
+pub(super) const NODE_KEY: &str = "x4";
 /// Parent chains longer than this are cut (real components nest a few levels).
 const MAX_DEPTH: usize = 256;
-
-/// Files produced by [`from_scene`], to be written together.
-#[derive(Debug, Default)]
-pub struct Written {
-    pub files: Vec<(PathBuf, Vec<u8>)>,
-    pub warnings: Vec<Warning>,
-}
 
 fn invalid_xml(xml: &Path, doc_pos: usize, path: &str, message: impl Into<String>) -> Error {
     Error::invalid(doc_pos as u64, path, message).in_file(xml)
@@ -69,7 +55,7 @@ pub fn data_ani(dir: &Path) -> Option<PathBuf> {
 
 /// An `<offset>`: position and quaternion in the game's frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Offset {
+pub(super) struct Offset {
     pos: [f32; 3],
     quat: [f32; 4],
 }
@@ -84,7 +70,7 @@ impl Default for Offset {
 }
 
 impl Offset {
-    fn of(e: roxmltree::Node<'_, '_>, warnings: &mut Vec<Warning>, at: &str) -> Offset {
+    pub(super) fn of(e: roxmltree::Node<'_, '_>, warnings: &mut Vec<Warning>, at: &str) -> Offset {
         let mut o = Offset::default();
         let Some(off) = e.children().find(|c| c.has_tag_name("offset")) else {
             return o;
@@ -134,7 +120,7 @@ impl Offset {
         (Vec3::new(-x, y, z), q)
     }
 
-    fn from_gltf(t: Vec3, q: Quat) -> Offset {
+    pub(super) fn from_gltf(t: Vec3, q: Quat) -> Offset {
         Offset {
             pos: [-t.x, t.y, t.z],
             quat: [q.x, -q.y, -q.z, q.w],
@@ -142,7 +128,7 @@ impl Offset {
     }
 
     /// The same place within what a float's text keeps.
-    fn same_place(&self, other: &Offset) -> bool {
+    pub(super) fn same_place(&self, other: &Offset) -> bool {
         let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0);
         let (ta, qa) = self.to_gltf();
         let (tb, qb) = other.to_gltf();
@@ -153,7 +139,7 @@ impl Offset {
             && (qa.dot(qb).abs() - 1.0).abs() <= 1e-6
     }
 
-    fn xml(&self, indent: &str) -> String {
+    pub(super) fn xml(&self, indent: &str) -> String {
         let [x, y, z] = self.pos;
         let [qx, qy, qz, qw] = self.quat;
         let mut s = format!("<offset>\n{indent}\t<position x=\"{x}\" y=\"{y}\" z=\"{z}\"/>");
@@ -756,473 +742,16 @@ fn cap_depth(scene: &mut Scene, warnings: &mut Vec<Warning>) {
     }
 }
 
-fn x4(n: &Node) -> Option<&Map<String, Value>> {
+pub(super) fn x4(n: &Node) -> Option<&Map<String, Value>> {
     n.extras.get(NODE_KEY).and_then(Value::as_object)
 }
 
 /// A name the game takes as a part (and a file name in the data folder).
-fn valid_part_name(s: &str) -> bool {
+pub(super) fn valid_part_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 255
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ' ' | '#'))
-}
-
-/// Writes the scene back as `out` (the component XML), its data folder beside it and the .ani.
-/// Nothing is written here: the caller writes every returned file, each atomically.
-pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
-    let mut w = Written::default();
-    let root = scene
-        .nodes
-        .iter()
-        .position(|n| n.extras.get(ROOT_KEY).is_some_and(Value::is_object));
-    let here = out.parent().unwrap_or(Path::new("")).to_path_buf();
-    let stem = out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "component".into());
-
-    // Part nodes: marked by hangar, or (a new or foreign glTF) any node whose own children carry meshes.
-    let mut parts: Vec<usize> = (0..scene.nodes.len())
-        .filter(|&i| {
-            scene
-                .nodes
-                .get(i)
-                .is_some_and(|n| x4(n).is_some_and(|m| m.contains_key("part")))
-        })
-        .collect();
-
-    let (xml_text, data_name) = match root.and_then(|r| scene.nodes.get(r)) {
-        Some(r) => {
-            let info = r.extras.get(ROOT_KEY).and_then(Value::as_object);
-            let xml = info
-                .and_then(|m| m.get("xml"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let data = info
-                .and_then(|m| m.get("data"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or(format!("{stem}_data"));
-            let added = added_parts(scene, root, &parts);
-            let text = patch_offsets(scene, xml, &parts, &added, &mut w.warnings)?;
-            parts.extend(added);
-            (text, data)
-        }
-        None => new_component(scene, &stem, &mut w)?,
-    };
-    let parts: Vec<usize> = if root.is_some() {
-        parts
-    } else {
-        new_parts(scene)
-    };
-    if parts.is_empty() {
-        return Err(Error::refused(
-            "nodes",
-            "no node looks like a part (a node made by hangar from a component, or one holding a mesh)",
-        )
-        .in_file(out));
-    }
-    if !valid_part_name(&data_name) || data_name.starts_with('.') {
-        return Err(Error::refused(
-            "extras.x4component.data",
-            format!("{data_name:?} is not a folder name beside the XML"),
-        )
-        .in_file(out));
-    }
-    let data_dir = here.join(&data_name);
-
-    // Every part's meshes: its child nodes marked as lod or collision; an unmarked mesh is lod0.
-    let mut views: HashMap<String, Option<GameView>> = HashMap::new();
-    for &p in &parts {
-        let Some(pn) = scene.nodes.get(p) else {
-            continue;
-        };
-        let part = part_name(pn).to_string();
-        if !valid_part_name(&part) {
-            return Err(Error::refused(
-                format!("nodes[{p}]"),
-                format!(
-                    "node {:?}: {part:?} is not a valid part name (letters, digits, _ - . only)",
-                    pn.name
-                ),
-            )
-            .in_file(out));
-        }
-        let mut meshes: Vec<(usize, usize)> = Vec::new();
-        if let Some(m) = pn.mesh {
-            meshes.push((p, m));
-        }
-        for (ci, c) in scene.nodes.iter().enumerate() {
-            if c.parent == Some(p) && !parts.contains(&ci) {
-                if let Some(m) = c.mesh {
-                    meshes.push((ci, m));
-                }
-            }
-        }
-        let mut names_used: Vec<String> = Vec::new();
-        for (ni, mi) in meshes {
-            let (Some(node), Some(mesh)) = (scene.nodes.get(ni), scene.meshes.get(mi)) else {
-                continue;
-            };
-            let mark = x4(node);
-            // A part reused from another component stays a reference in the XML.
-            if mark.is_some_and(|m| m.contains_key("reused")) {
-                continue;
-            }
-            let collision =
-                node.role == Role::Collision || mark.is_some_and(|m| m.get("collision").is_some());
-            let lod = mark
-                .and_then(|m| m.get("lod"))
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            let file = if collision {
-                format!("{part}-collision.xmf")
-            } else {
-                format!("{part}-lod{lod}.xmf")
-            };
-            let file = mark
-                .and_then(|m| m.get("file"))
-                .and_then(Value::as_str)
-                .filter(|f| f.to_lowercase() == file.to_lowercase())
-                .map(str::to_string)
-                .unwrap_or(file);
-            if names_used.contains(&file.to_lowercase()) {
-                w.warnings.push(Warning::new(
-                    None,
-                    format!("nodes[{ni}]"),
-                    format!("node {:?}: a second mesh for {file}: left out", node.name),
-                ));
-                continue;
-            }
-            names_used.push(file.to_lowercase());
-            let target = if collision {
-                xmf::write::Target::Collision
-            } else {
-                xmf::write::Target::Visual
-            };
-            if let Some(original) = original_xmf(mark, mesh, &scene.materials, &mut views) {
-                w.files.push((data_dir.join(file), original));
-                continue;
-            }
-            let (x, ww) = xmf::mesh::from_mesh(mesh, &scene.materials, target).map_err(|e| {
-                Error::new(
-                    e.kind,
-                    e.offset,
-                    format!("nodes[{ni}].{}", e.path),
-                    format!("node {:?}: {}", node.name, e.message),
-                )
-                .in_file(out)
-            })?;
-            w.warnings.extend(ww);
-            let bytes = xmf::write::write(&x).map_err(|e| e.in_file(out))?;
-            w.files.push((data_dir.join(file), bytes));
-        }
-    }
-
-    // The .ani: one state a glTF animation; when every state still has the keys hangar read, the
-    // file as it was read.
-    let stored = root
-        .and_then(|r| scene.nodes.get(r))
-        .and_then(|r| r.extras.get(ROOT_KEY))
-        .and_then(|m| m.get("ani"));
-    let stored_bytes = match stored {
-        Some(a) => Some(
-            a.get("bytes")
-                .and_then(Value::as_str)
-                .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::Invalid,
-                        None,
-                        "extras.x4component.ani",
-                        "the stored .ani is not base64",
-                    )
-                    .in_file(out)
-                })?,
-        ),
-        None => None,
-    };
-    let ani_name = stored
-        .and_then(|a| a.get("file"))
-        .and_then(Value::as_str)
-        .filter(|f| valid_part_name(f))
-        .map(str::to_string)
-        .unwrap_or(format!("{data_name}.ani"));
-    if !scene.animations.is_empty() {
-        let mut part_of = |node: usize| {
-            let mut n = Some(node);
-            for _ in 0..scene.nodes.len() {
-                let i = n?;
-                if parts.contains(&i) {
-                    return scene.nodes.get(i).map(|p| part_name(p).to_string());
-                }
-                n = scene.nodes.get(i).and_then(|x| x.parent);
-            }
-            None
-        };
-        let (built, ww) =
-            ani::from_animations(&scene.animations, &mut part_of).map_err(|e| e.in_file(out))?;
-        w.warnings.extend(ww);
-        let bytes = match stored_bytes {
-            Some(b) if built.unchanged => b,
-            _ => ani::write(&built.ani).map_err(|e| e.in_file(out))?,
-        };
-        w.files.push((here.join(ani_name), bytes));
-    } else if let Some(b) = stored_bytes {
-        w.warnings.push(Warning::new(
-            None,
-            "animations",
-            "the glTF has no animations: the .ani read with the component is written back as it was",
-        ));
-        w.files.push((here.join(ani_name), b));
-    }
-    w.files.push((out.to_path_buf(), xml_text.into_bytes()));
-    Ok(w)
-}
-
-/// The XMF a mesh node was read from, when the mesh is still the shape it had and the file is still
-/// there with the same bytes: an untouched part is written back byte for byte (mods diff cleanly).
-fn original_xmf(
-    mark: Option<&Map<String, Value>>,
-    mesh: &crate::model::Mesh,
-    materials: &[crate::model::Material],
-    views: &mut HashMap<String, Option<GameView>>,
-) -> Option<Vec<u8>> {
-    let source = mark?.get("source")?;
-    let (path, md5, shape) = (
-        source.get("path")?.as_str()?,
-        source.get("md5")?.as_str()?,
-        source.get("shape")?.as_str()?,
-    );
-    if mesh.shape_digest(materials) != shape {
-        return None;
-    }
-    let (game, inside) = crate::vfs::split_spec(path)?;
-    if !inside.to_ascii_lowercase().ends_with(".xmf") {
-        return None;
-    }
-    let view = views
-        .entry(game.display().to_string())
-        .or_insert_with(|| GameView::open(&game).ok())
-        .as_ref()?;
-    let bytes = view.read(inside).ok()?;
-    // Only the file it was: a glTF cannot name another file and have it copied into a mod.
-    (crate::formats::catalog::md5_hex(&bytes) == md5).then(|| bytes.to_vec())
-}
-
-/// The original XML with the `<offset>` of every moved part replaced (untouched: the same text).
-/// Mesh nodes added in Blender under the component or under a part: each becomes a new part.
-fn added_parts(scene: &Scene, root: Option<usize>, parts: &[usize]) -> Vec<usize> {
-    (0..scene.nodes.len())
-        .filter(|&i| {
-            scene.nodes.get(i).is_some_and(|n| {
-                n.mesh.is_some()
-                    && n.role != Role::Collision
-                    && x4(n).is_none()
-                    && n.extras.get(ROOT_KEY).is_none()
-                    && n.parent
-                        .is_some_and(|p| Some(p) == root || parts.contains(&p))
-            })
-        })
-        .collect()
-}
-
-/// The name a part node stands for: the full name kept in `extras` (Blender cuts names at 63
-/// characters), else the node's name.
-fn part_name(n: &Node) -> &str {
-    x4(n)
-        .and_then(|m| m.get("part"))
-        .and_then(Value::as_str)
-        .unwrap_or(&n.name)
-}
-
-fn patch_offsets(
-    scene: &Scene,
-    xml: &str,
-    parts: &[usize],
-    added: &[usize],
-    warnings: &mut Vec<Warning>,
-) -> Result<String> {
-    let doc = roxmltree::Document::parse(xml).map_err(|e| {
-        Error::new(
-            ErrorKind::Invalid,
-            None,
-            "extras.x4component.xml",
-            format!("the stored XML is not well-formed: {e}"),
-        )
-    })?;
-    // Connections by name, in document order.
-    let conns: Vec<roxmltree::Node<'_, '_>> = doc
-        .descendants()
-        .filter(|n| {
-            n.has_tag_name("connection")
-                && n.parent().is_some_and(|p| p.has_tag_name("connections"))
-        })
-        .collect();
-    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
-    let mut done: Vec<String> = Vec::new();
-    for &p in parts {
-        let Some(n) = scene.nodes.get(p) else {
-            continue;
-        };
-        let Some(conn_name) = x4(n)
-            .and_then(|m| m.get("connection"))
-            .and_then(Value::as_str)
-        else {
-            continue;
-        };
-        if done.iter().any(|d| d == conn_name) {
-            continue;
-        }
-        done.push(conn_name.to_string());
-        let Some(c) = conns
-            .iter()
-            .find(|c| c.attribute("name") == Some(conn_name))
-        else {
-            continue;
-        };
-        let old = Offset::of(*c, &mut Vec::new(), "");
-        let new = Offset::from_gltf(n.translation, n.rotation);
-        if old.same_place(&new) {
-            continue;
-        }
-        match c.children().find(|e| e.has_tag_name("offset")) {
-            Some(off) => {
-                let line_start = xml
-                    .get(..off.range().start)
-                    .and_then(|s| s.rfind('\n'))
-                    .map_or(0, |i| i + 1);
-                let indent: String = xml
-                    .get(line_start..off.range().start)
-                    .unwrap_or("")
-                    .chars()
-                    .take_while(|c| c.is_whitespace())
-                    .collect();
-                edits.push((off.range(), new.xml(&indent)));
-            }
-            None => warnings.push(Warning::new(
-                Some(c.range().start as u64),
-                "connection",
-                format!("connection {conn_name:?} has no <offset> to move: kept in place"),
-            )),
-        }
-    }
-    if !added.is_empty() {
-        let close = doc
-            .root_element()
-            .children()
-            .find(|c| c.has_tag_name("component"))
-            .and_then(|c| c.children().find(|e| e.has_tag_name("connections")))
-            .and_then(|c| {
-                let r = c.range();
-                xml.get(r.clone())?
-                    .rfind("</connections>")
-                    .map(|i| r.start + i)
-            });
-        match close {
-            Some(at) => {
-                let mut text = String::new();
-                for (k, &a) in added.iter().enumerate() {
-                    let Some(n) = scene.nodes.get(a) else {
-                        continue;
-                    };
-                    let parent = n
-                        .parent
-                        .filter(|p| parts.contains(p))
-                        .and_then(|p| scene.nodes.get(p))
-                        .map(part_name);
-                    // Inserted after the indentation of the closing tag, which it then restores.
-                    text.push_str(&connection_xml(
-                        "\t",
-                        &format!("hangar_added_{:02}", k + 1),
-                        parent,
-                        n,
-                    ));
-                    text.push_str("\t\t");
-                }
-                edits.push((at..at, text));
-            }
-            None => warnings.push(Warning::new(
-                None,
-                "connections",
-                "the component has no <connections>: new mesh nodes are left out",
-            )),
-        }
-    }
-    edits.sort_by_key(|e| std::cmp::Reverse(e.0.start));
-    let mut out = xml.to_string();
-    for (range, text) in edits {
-        if out.get(range.clone()).is_some() {
-            out.replace_range(range, &text);
-        }
-    }
-    Ok(out)
-}
-
-/// A `<connection>` holding the part `n` (named by the node) at its place, under `parent`.
-fn connection_xml(indent: &str, name: &str, parent: Option<&str>, n: &Node) -> String {
-    let parent = parent
-        .map(|p| format!(" parent=\"{}\"", esc(p)))
-        .unwrap_or_default();
-    let off = Offset::from_gltf(n.translation, n.rotation);
-    format!(
-        "{indent}<connection name=\"{name}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
-        off.xml("\t\t\t\t"),
-        esc(&n.name)
-    )
-}
-
-/// Nodes of a glTF hangar did not make from a component that become parts: each node holding a mesh.
-fn new_parts(scene: &Scene) -> Vec<usize> {
-    (0..scene.nodes.len())
-        .filter(|&i| {
-            scene
-                .nodes
-                .get(i)
-                .is_some_and(|n| n.mesh.is_some() && n.role != Role::Collision)
-        })
-        .collect()
-}
-
-/// A new component XML for a glTF hangar did not make: one connection a mesh node, parented as in the glTF.
-fn new_component(scene: &Scene, stem: &str, w: &mut Written) -> Result<(String, String)> {
-    let parts = new_parts(scene);
-    let data = format!("{stem}_data");
-    let mut s = format!(
-        "<?xml version=\"1.0\"?>\n<components>\n\t<component name=\"{}\" class=\"ship_s\">\n\t\t<source geometry=\"{}\"/>\n\t\t<connections>\n",
-        esc(stem),
-        esc(&data)
-    );
-    for (k, &p) in parts.iter().enumerate() {
-        let Some(n) = scene.nodes.get(p) else {
-            continue;
-        };
-        let parent = n
-            .parent
-            .and_then(|q| parts.contains(&q).then(|| scene.nodes.get(q)).flatten())
-            .map(|q| q.name.as_str());
-        s.push_str(&connection_xml(
-            "\t\t\t",
-            &format!("Connection{:02}", k + 1),
-            parent,
-            n,
-        ));
-    }
-    s.push_str("\t\t</connections>\n\t</component>\n</components>\n");
-    w.warnings.push(Warning::new(
-        None,
-        "component",
-        format!("the glTF was not made by hangar from a component: a new component of {} parts (class ship_s) is written", parts.len()),
-    ));
-    Ok((s, data))
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
