@@ -88,7 +88,7 @@ pub fn run(
     // One clear error for an output folder that cannot be written, before any work.
     std::fs::create_dir_all(out)
         .and_then(|_| {
-            let probe = out.join(format!(".hangar-probe-{}", std::process::id()));
+            let probe = out.join(format!(".hangar-probe-{}", crate::io::own_pid()));
             std::fs::write(&probe, b"")?;
             std::fs::remove_file(&probe)
         })

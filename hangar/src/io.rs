@@ -131,7 +131,7 @@ fn temp_for(path: &Path) -> std::path::PathBuf {
 }
 
 /// This process's id (0 on wasm, where `std::process::id` panics: there are no processes).
-fn own_pid() -> u32 {
+pub(crate) fn own_pid() -> u32 {
     if cfg!(target_family = "wasm") {
         0
     } else {
