@@ -200,6 +200,7 @@ static FORMATS: &[&dyn FileFormat] = &[
     &crate::formats::ani::document::AniFormat,
     &crate::formats::anark::document::AnarkFormat,
     &crate::assemble::document::ComponentFormat,
+    &crate::formats::dds::document::TextureFormat,
     &DumpFormat,
 ];
 

@@ -24,6 +24,11 @@ pub enum Format {
     GltfText,
     /// A `hangar dump` JSON file.
     HangarJson,
+    /// A DDS texture (also X4's gzip'd `.gz`).
+    Dds,
+    Png,
+    /// A TGA picture (told by its name: TGA has no magic).
+    Tga,
     Unknown,
 }
 
@@ -46,11 +51,15 @@ impl Format {
             Format::Glb => "glTF binary (.glb)",
             Format::GltfText => "glTF (.gltf)",
             Format::HangarJson => "hangar JSON dump",
+            Format::Dds => "DDS texture",
+            Format::Png => "PNG image",
+            Format::Tga => "TGA image",
             Format::Unknown => "unknown",
         }
     }
 
-    /// True when hangar can read this format today.
+    /// True when hangar reads this format as a model or motion (what a folder conversion takes).
+    /// Textures are opened too (`info`, `validate`, `convert` to .png/.dds) but are not models.
     pub fn supported(self) -> bool {
         matches!(
             self,
@@ -128,6 +137,28 @@ mod tests {
         b[4..8].copy_from_slice(&16i32.to_le_bytes());
         b[8..12].copy_from_slice(&1i32.to_le_bytes());
         assert_eq!(detect(&b, Some(Path::new("x_data.ANI"))), Format::Ani);
+    }
+
+    #[test]
+    fn textures_by_magic_and_tga_and_gz_by_name() {
+        assert_eq!(detect(b"DDS |\x00\x00\x00", None), Format::Dds);
+        assert_eq!(
+            detect(b"\x89PNG\r\n\x1a\n", Some(Path::new("a.dds"))),
+            Format::Png
+        );
+        assert_eq!(
+            detect(b"\x1f\x8b\x08\x00", Some(Path::new("a.GZ"))),
+            Format::Dds
+        );
+        assert_eq!(
+            detect(b"\x1f\x8b\x08\x00", Some(Path::new("a.bin"))),
+            Format::Unknown
+        );
+        assert_eq!(
+            detect(b"\x00\x00\x02\x00", Some(Path::new("a.tga"))),
+            Format::Tga
+        );
+        assert!(!Format::Dds.supported() && !Format::Png.supported() && !Format::Tga.supported());
     }
 
     #[test]

@@ -47,45 +47,56 @@ impl Folder {
         &self.root
     }
 
-    /// The regular file at the normalized game path `norm` (see [`super::normalize`]).
+    /// The regular file at the normalized game path `norm` (see [`super::normalize`]). Where a
+    /// folder holds names that differ only in case (`Assets/` and `assets/`, made on a system that
+    /// tells them apart), each is searched, the exact name first.
     pub fn find(&self, norm: &str) -> Option<PathBuf> {
-        let mut path = self.root.clone();
-        let mut kind = Kind::Dir;
-        for part in norm.split('/').filter(|p| !p.is_empty()) {
-            if kind == Kind::File {
-                return None;
-            }
-            let (name, k) = self.child(&path, part)?;
-            path.push(name);
-            kind = if kind == Kind::Other { kind } else { k };
+        let parts: Vec<&str> = norm.split('/').filter(|p| !p.is_empty()).collect();
+        self.find_below(self.root.clone(), Kind::Dir, &parts)
+    }
+
+    /// The file at `parts` below `path` (an entry of kind `kind`).
+    fn find_below(&self, path: PathBuf, kind: Kind, parts: &[&str]) -> Option<PathBuf> {
+        let Some((part, rest)) = parts.split_first() else {
+            return match kind {
+                Kind::File => Some(path),
+                Kind::Dir => None,
+                // Links may point anywhere: only what resolves inside the root counts.
+                Kind::Other => {
+                    let real = std::fs::canonicalize(&path).ok()?;
+                    (real.starts_with(&self.root) && real.is_file()).then_some(real)
+                }
+            };
+        };
+        if kind == Kind::File {
+            return None;
         }
-        match kind {
-            Kind::File => Some(path),
-            Kind::Dir => None,
-            // Links may point anywhere: only what resolves inside the root counts.
-            Kind::Other => {
-                let real = std::fs::canonicalize(&path).ok()?;
-                (real.starts_with(&self.root) && real.is_file()).then_some(real)
-            }
-        }
+        self.children(&path, part)
+            .into_iter()
+            .find_map(|(name, k)| {
+                let k = if kind == Kind::Other { kind } else { k };
+                self.find_below(path.join(name), k, rest)
+            })
     }
 
     /// Every regular file at or below the game folder `prefix`, as normalized game paths.
     pub fn files(&self, prefix: &str, out: &mut Vec<String>) {
-        let mut start = self.root.clone();
+        // Every folder (or file) the prefix names in any case: case twins are all listed.
+        let mut starts = vec![self.root.clone()];
         for part in prefix.split('/').filter(|p| !p.is_empty()) {
-            match self.child(&start, part) {
-                Some((name, _)) => start.push(name),
-                None => return,
+            starts = starts
+                .iter()
+                .flat_map(|s| self.children(s, part).into_iter().map(|(n, _)| s.join(n)))
+                .collect();
+        }
+        let mut stack = Vec::new();
+        for start in starts {
+            if start.is_file() {
+                out.extend(self.game_path(&start));
+            } else {
+                stack.push(start);
             }
         }
-        if start.is_file() {
-            if let Some(f) = self.game_path(&start) {
-                out.push(f);
-            }
-            return;
-        }
-        let mut stack = vec![start];
         while let Some(dir) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -111,14 +122,17 @@ impl Folder {
 }
 
 impl Folder {
-    /// The entry of `dir` named `part` in any case (the exact name first), from `dir`'s listing.
-    fn child(&self, dir: &Path, part: &str) -> Option<(OsString, Kind)> {
-        let listing = self.listing(dir)?;
-        let same = listing.get(&part.to_lowercase())?;
-        same.iter()
-            .find(|(n, _)| n.as_os_str() == part)
-            .or(same.first())
+    /// The entries of `dir` named `part` in any case, the exact name first, from `dir`'s listing.
+    fn children(&self, dir: &Path, part: &str) -> Vec<(OsString, Kind)> {
+        let Some(listing) = self.listing(dir) else {
+            return Vec::new();
+        };
+        let mut same = listing
+            .get(&part.to_lowercase())
             .cloned()
+            .unwrap_or_default();
+        same.sort_by_key(|(n, _)| n.as_os_str() != part);
+        same
     }
 
     fn listing(&self, dir: &Path) -> Option<Listing> {
@@ -182,6 +196,37 @@ mod tests {
         assert_eq!(
             v.files("Assets").unwrap(),
             vec!["assets/textures/war3_black32.dds"]
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn folders_that_differ_only_in_case_are_all_searched() {
+        let root = tree("twins");
+        std::fs::create_dir_all(root.join("assets/textures")).unwrap();
+        std::fs::create_dir_all(root.join("ASSETS/TEXTURES")).unwrap();
+        std::fs::write(root.join("assets/textures/lower.dds"), b"lower").unwrap();
+        std::fs::write(root.join("ASSETS/TEXTURES/upper.dds"), b"upper").unwrap();
+        // The same name under two twins: a game path is looked up in lower case, so the
+        // lower-case spelling wins whatever case the reference uses.
+        std::fs::write(root.join("assets/textures/war3_black32.dds"), b"twin").unwrap();
+        let v = GameView::folder(&root).unwrap();
+        for (path, bytes) in [
+            (r"Assets\Textures\lower.dds", &b"lower"[..]),
+            ("assets/textures/upper.dds", b"upper"),
+            ("assets/textures/war3_black32.dds", b"twin"),
+            ("Assets/Textures/War3_Black32.dds", b"twin"),
+        ] {
+            assert_eq!(&*v.read(path).unwrap(), bytes, "{path}");
+        }
+        assert!(v.read("assets/textures/missing.dds").is_err());
+        assert_eq!(
+            v.files("assets").unwrap(),
+            vec![
+                "assets/textures/lower.dds",
+                "assets/textures/upper.dds",
+                "assets/textures/war3_black32.dds",
+            ]
         );
         let _ = std::fs::remove_dir_all(&root);
     }
