@@ -626,3 +626,67 @@ fn convert_writes_the_modl_version_asked_for() {
         assert!(!out.exists());
     }
 }
+
+/// `hangar info --json` and `validate` on textures made in the test: size, pixel format, mips,
+/// surfaces and colour space as top-level keys; a cut mip chain fails validation with its place.
+#[test]
+fn info_and_validate_on_a_dds() {
+    use hangar::formats::dds;
+    let d = tmp("info_dds");
+    let s = |p: &Path| p.display().to_string();
+    let img = dds::Image {
+        width: 8,
+        height: 4,
+        rgba: [255u8, 0, 0, 255].repeat(32),
+    };
+    let png = d.join("red.png");
+    std::fs::write(
+        &png,
+        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
+    )
+    .unwrap();
+    let bc3 = d.join("red.dds");
+    let (code, _, err) = hangar(&["convert", &s(&png), &s(&bc3), "--format", "bc3"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = hangar(&["info", "--json", &s(&bc3), &s(&png)]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dds = &v[0];
+    assert_eq!(dds["format"], "DDS (BC3/DXT5)");
+    assert_eq!(dds["pixel_format"], "BC3/DXT5");
+    assert_eq!(
+        (dds["width"].as_u64(), dds["height"].as_u64()),
+        (Some(8), Some(4))
+    );
+    // 8x4, 4x2, 2x1, 1x1.
+    assert_eq!(dds["mip_levels"], 4);
+    assert_eq!(dds["surfaces"], 1);
+    assert_eq!(dds["srgb"], false);
+    assert_eq!(
+        (dds["vertices"].as_u64(), dds["triangles"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(v[1]["format"], "PNG (RGBA8)");
+    assert_eq!(v[1]["srgb"], true);
+    // BC7 is written with the DX10 header.
+    let bc7 = d.join("red7.dds");
+    let (code, _, err) = hangar(&["convert", &s(&png), &s(&bc7), "--mipmaps", "none"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = hangar(&["info", "--json", &s(&bc7)]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["pixel_format"].as_str(), v["mip_levels"].as_u64()),
+        (Some("BC7"), Some(1))
+    );
+    assert_eq!(v["details"]["dx10"], true);
+    let (code, out, _) = hangar(&["validate", &s(&bc3)]);
+    assert_eq!(code, 0, "{out}");
+    // The last mip (1x1: 16 bytes) cut by one byte.
+    let bytes = std::fs::read(&bc3).unwrap();
+    let cut = d.join("cut.dds");
+    std::fs::write(&cut, &bytes[..bytes.len() - 1]).unwrap();
+    let (code, out, _) = hangar(&["validate", &s(&cut)]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("DDS.data.surfaces[0].mips[3]"), "{out}");
+    assert!(out.contains("1 of the 4 mip levels"), "{out}");
+}

@@ -43,6 +43,7 @@ static FORMATS: &[&dyn FileFormat] = &[
     &crate::formats::ani::document::AniFormat,
     &crate::formats::anark::document::AnarkFormat,
     &crate::assemble::document::ComponentFormat,
+    &crate::formats::dds::document::TextureFormat,
     &DumpFormat,
 ];
 
@@ -497,5 +498,27 @@ mod tests {
             detect(b"{\"asset\": {\"version\": \"2.0\"}}", None),
             Format::GltfText
         );
+    }
+
+    #[test]
+    fn textures_by_magic_and_tga_and_gz_by_name() {
+        assert_eq!(detect(b"DDS |\x00\x00\x00", None), Format::Dds);
+        assert_eq!(
+            detect(b"\x89PNG\r\n\x1a\n", Some(Path::new("a.dds"))),
+            Format::Png
+        );
+        assert_eq!(
+            detect(b"\x1f\x8b\x08\x00", Some(Path::new("a.GZ"))),
+            Format::Dds
+        );
+        assert_eq!(
+            detect(b"\x1f\x8b\x08\x00", Some(Path::new("a.bin"))),
+            Format::Unknown
+        );
+        assert_eq!(
+            detect(b"\x00\x00\x02\x00", Some(Path::new("a.tga"))),
+            Format::Tga
+        );
+        assert!(!Format::Dds.supported() && !Format::Png.supported() && !Format::Tga.supported());
     }
 }

@@ -99,17 +99,11 @@ pub fn open(source: impl Into<Source>) -> Result<Opened> {
 /// An opened file: what it is, what the reader noticed, and the ways out of it.
 pub struct Opened {
     // Declared before `bytes`, so it is dropped first: it borrows them (see `Opened::read`).
-    parsed: Parsed,
+    parsed: any::Opened<'static>,
     motions: Vec<Opened>,
     /// Never read after opening, only kept alive for `parsed`.
     _bytes: Option<Input>,
     name: PathBuf,
-}
-
-enum Parsed {
-    Document(any::Opened<'static>),
-    /// A picture file (DDS, PNG, TGA): converted by [`Opened::write_as`] only.
-    Texture(Format),
 }
 
 impl Opened {
@@ -121,16 +115,10 @@ impl Opened {
         let slice: &'static [u8] = unsafe { std::mem::transmute::<&[u8], &'static [u8]>(&bytes) };
         let format = any::detect(slice, Some(&name));
         let parsed = match view {
-            Some((view, inside)) if format == Format::ComponentXml => Parsed::Document(
-                crate::assemble::document::open_in_view(view, &inside, &name),
-            ),
-            _ => match any::open(slice, &name) {
-                Ok(o) => Parsed::Document(o),
-                Err(e) => match crate::textures::picture_format(slice, &name) {
-                    Some(f) => Parsed::Texture(f),
-                    None => return Err(e),
-                },
-            },
+            Some((view, inside)) if format == Format::ComponentXml => {
+                crate::assemble::document::open_in_view(view, &inside, &name)
+            }
+            _ => any::open(slice, &name)?,
         };
         Ok(Opened {
             parsed,
@@ -151,12 +139,12 @@ impl Opened {
 
     /// The names that tie a motion to its actor (see `Document::binding_names`).
     pub(crate) fn binding_names(&self) -> Result<Vec<String>> {
-        Ok(self.document()?.document.binding_names())
+        Ok(self.parsed.document.binding_names())
     }
 
     fn from_document(doc: any::Opened<'static>, name: PathBuf) -> Opened {
         Opened {
-            parsed: Parsed::Document(doc),
+            parsed: doc,
             motions: Vec::new(),
             _bytes: None,
             name,
@@ -170,29 +158,12 @@ impl Opened {
 
     /// Its format.
     pub fn format(&self) -> Format {
-        match &self.parsed {
-            Parsed::Document(d) => d.format,
-            Parsed::Texture(f) => *f,
-        }
+        self.parsed.format
     }
 
     /// What the reader noticed while opening (notes included: see [`Warning::note`]).
     pub fn warnings(&self) -> &[Warning] {
-        match &self.parsed {
-            Parsed::Document(d) => &d.warnings,
-            Parsed::Texture(_) => &[],
-        }
-    }
-
-    fn document(&self) -> Result<&any::Opened<'static>> {
-        match &self.parsed {
-            Parsed::Document(d) => Ok(d),
-            Parsed::Texture(f) => Err(Error::unsupported(format!(
-                "{} is a picture: convert it to .png or .dds",
-                f.name()
-            ))
-            .in_file(&self.name)),
-        }
+        &self.parsed.warnings
     }
 
     /// What `hangar info` shows: counts, layout, materials, warnings.
@@ -203,13 +174,7 @@ impl Opened {
     /// # Ok::<(), hangar::Error>(())
     /// ```
     pub fn info(&self) -> Info {
-        match &self.parsed {
-            Parsed::Document(d) => d.info(),
-            Parsed::Texture(f) => Info {
-                format: f.name().to_string(),
-                ..Default::default()
-            },
-        }
+        self.parsed.info()
     }
 
     /// What `hangar validate` reports: the reader's warnings and the format's checks.
@@ -221,10 +186,7 @@ impl Opened {
     /// # Ok::<(), hangar::Error>(())
     /// ```
     pub fn validate(&self) -> Vec<Finding> {
-        match self.document() {
-            Ok(d) => d.validate(),
-            Err(e) => vec![e.into()],
-        }
+        self.parsed.validate()
     }
 
     /// Every field as JSON (`hangar dump`); opening the dump and writing it as the original
@@ -236,7 +198,7 @@ impl Opened {
     /// # Ok::<(), hangar::Error>(())
     /// ```
     pub fn dump(&self) -> Result<String> {
-        self.document()?.dump().map_err(|e| e.in_file(&self.name))
+        self.parsed.dump().map_err(|e| e.in_file(&self.name))
     }
 
     /// Adds a motion file (`.xsm`, `.xpm`, `.m3a`, an M3) whose clips go into this model's
@@ -246,7 +208,7 @@ impl Opened {
     }
 
     /// The motions' labels (their file stems, made unique) and documents.
-    fn motion_list(&self) -> Result<Vec<(String, &any::Opened<'static>)>> {
+    fn motion_list(&self) -> Vec<(String, &any::Opened<'static>)> {
         let mut labels: Vec<String> = Vec::new();
         for m in &self.motions {
             let stem = m
@@ -264,7 +226,7 @@ impl Opened {
         labels
             .into_iter()
             .zip(&self.motions)
-            .map(|(l, m)| Ok((l, m.document()?)))
+            .map(|(l, m)| (l, &m.parsed))
             .collect()
     }
 
@@ -280,8 +242,8 @@ impl Opened {
             .name
             .file_stem()
             .map_or("model".into(), |s| s.to_string_lossy().into_owned());
-        let motions = self.motion_list()?;
-        self.document()?
+        let motions = self.motion_list();
+        self.parsed
             .document
             .to_scene(&stem, &motions)
             .map_err(|e| e.in_file(&self.name))
@@ -306,10 +268,10 @@ impl Opened {
         let output = output.as_ref();
         if let Some(p) = self.picture(output, options) {
             return p.map(|p| Converted {
+                what: format!("{}x{}{}", p.width, p.height, p.what),
                 bytes: p.bytes,
                 files: Vec::new(),
                 warnings: p.warnings,
-                what: p.what,
             });
         }
         if let Some(w) = self.component_files(output)? {
@@ -330,8 +292,8 @@ impl Opened {
                 what: String::new(),
             });
         }
-        let motions = self.motion_list()?;
-        any::convert_textured(self.document()?, &self.name, output, &motions, options)
+        let motions = self.motion_list();
+        any::convert_textured(&self.parsed, &self.name, output, &motions, options)
     }
 
     /// [`Self::write_as`], written to disk: `output` and the files beside it all or none, never
@@ -379,28 +341,20 @@ impl Opened {
                 what: String::new(),
             });
         }
-        let motions = self.motion_list()?;
-        any::convert_and_write(self.document()?, &self.name, output, &motions, options)
+        let motions = self.motion_list();
+        any::convert_and_write(&self.parsed, &self.name, output, &motions, options)
     }
 
-    /// A picture input converted to a `.png` or `.dds` output; `None` for any other input.
+    /// A picture (DDS, PNG, TGA) converted to a `.png` or `.dds` output with `options`' encoding
+    /// (the document's own `write` knows only the defaults); `None` for anything else.
     fn picture(
         &self,
         output: &Path,
         options: &ConvertOptions,
     ) -> Option<Result<crate::textures::Picture>> {
-        let bytes = self._bytes.as_deref()?;
-        if !matches!(self.parsed, Parsed::Texture(_)) {
-            return None;
-        }
-        crate::textures::convert_texture(bytes, &self.name, output, &options.textures).or_else(
-            || {
-                Some(Err(Error::unsupported(
-                    "a picture converts to .png or .dds",
-                )
-                .in_file(output)))
-            },
-        )
+        let picture = matches!(self.format(), Format::Dds | Format::Png | Format::Tga);
+        let bytes = self._bytes.as_deref().filter(|_| picture)?;
+        crate::textures::convert_texture(bytes, &self.name, output, &options.textures)
     }
 
     /// A glTF written as a whole component (an `.xml` output): the XML, its `_data/` files and

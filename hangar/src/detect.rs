@@ -22,8 +22,11 @@ pub enum Format {
     GltfText,
     /// A `hangar dump` JSON file.
     HangarJson,
-    /// A picture: DDS, PNG or TGA (any of them gzip'd as X4 keeps them).
-    Picture,
+    /// A DDS texture (also X4's gzip'd `.gz`).
+    Dds,
+    Png,
+    /// A TGA picture (told by its name: TGA has no magic).
+    Tga,
     Unknown,
 }
 
@@ -46,12 +49,15 @@ impl Format {
             Format::Glb => "glTF binary (.glb)",
             Format::GltfText => "glTF (.gltf)",
             Format::HangarJson => "hangar JSON dump",
-            Format::Picture => "picture (DDS, PNG, TGA)",
+            Format::Dds => "DDS texture",
+            Format::Png => "PNG image",
+            Format::Tga => "TGA image",
             Format::Unknown => "unknown",
         }
     }
 
-    /// True when hangar can read this format today.
+    /// True when hangar reads this format as a model or motion (what a folder conversion takes).
+    /// Textures are opened too (`info`, `validate`, `convert` to .png/.dds) but are not models.
     pub fn supported(self) -> bool {
         matches!(
             self,

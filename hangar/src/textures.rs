@@ -111,16 +111,6 @@ pub fn convert_texture(
     None
 }
 
-/// [`Format::Picture`](crate::detect::Format::Picture) when `bytes` named `name` are a picture
-/// [`convert_texture`] reads: a DDS or PNG (gzip'd or not) by its magic, a TGA by its name.
-pub fn picture_format(bytes: &[u8], name: &Path) -> Option<crate::detect::Format> {
-    let picture = crate::io::has_ext(name, "tga")
-        || bytes.starts_with(b"DDS ")
-        || bytes.starts_with(b"\x89PNG")
-        || (bytes.starts_with(&[0x1f, 0x8b]) && dds::unpack(bytes).is_ok());
-    picture.then_some(crate::detect::Format::Picture)
-}
-
 /// The PNG images of a scene's textures, by the path the materials name them with.
 pub type Images = BTreeMap<String, Vec<u8>>;
 

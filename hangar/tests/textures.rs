@@ -1096,3 +1096,277 @@ fn a_missing_texture_is_a_warning_only_with_a_game_in_view() {
         w[0].message
     );
 }
+
+/// The first 4x4 block of Pillow's `Tests/images/dxt5-colorblock-alpha-issue-4142.dds` (Pillow,
+/// HPND licence): its colour half has c0 (0xc421) < c1 (0xc441).
+const PILLOW_4142_BLOCK: [u8; 16] = [
+    98, 90, 173, 13, 141, 18, 169, 166, 33, 196, 65, 196, 95, 235, 224, 104,
+];
+
+/// Rows of 4x4 RGB values, top row first.
+fn rgb_of(img: &dds::Image) -> Vec<[u8; 3]> {
+    img.rgba.chunks(4).map(|p| [p[0], p[1], p[2]]).collect()
+}
+
+#[test]
+fn bc2_and_bc3_colour_blocks_always_use_four_colours() {
+    // Pillow 13's decode of the block as DXT5 (the whole 4x4 file gives the same 16 pixels).
+    let green = [
+        136, 136, 138, 138, 136, 135, 135, 136, 134, 134, 135, 136, 134, 135, 135, 138,
+    ];
+    let alpha = [
+        93, 93, 92, 92, 98, 96, 95, 94, 96, 96, 94, 94, 96, 93, 90, 93,
+    ];
+    let want_rgb: Vec<[u8; 3]> = green.iter().map(|&g| [198, g, 8]).collect();
+    let (img, w) = dds::decode(&dds_file(4, 4, 1, Some(b"DXT5"), &PILLOW_4142_BLOCK)).unwrap();
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(rgb_of(&img), want_rgb);
+    assert_eq!(img.rgba.chunks(4).map(|p| p[3]).collect::<Vec<_>>(), alpha);
+
+    // The same colour half as DXT3 with explicit alpha 0, 17, ... 255 (Pillow: the same colours).
+    let mut bc2 = vec![0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe];
+    bc2.extend_from_slice(&PILLOW_4142_BLOCK[8..]);
+    let (img, _) = dds::decode(&dds_file(4, 4, 1, Some(b"DXT3"), &bc2)).unwrap();
+    assert_eq!(rgb_of(&img), want_rgb);
+    let alphas: Vec<u8> = img.rgba.chunks(4).map(|p| p[3]).collect();
+    assert_eq!(alphas, (0..16).map(|i| i * 17).collect::<Vec<u8>>());
+
+    // c0 == c1: every index is that colour (index 3 is not transparent black).
+    let mut same = PILLOW_4142_BLOCK;
+    same[8..16].copy_from_slice(&[0x21, 0xc4, 0x21, 0xc4, 0xe4, 0xe4, 0xe4, 0xe4]);
+    let (img, _) = dds::decode(&dds_file(4, 4, 1, Some(b"DXT5"), &same)).unwrap();
+    assert_eq!(rgb_of(&img), vec![[198, 134, 8]; 16]);
+    assert_eq!(img.rgba.chunks(4).map(|p| p[3]).collect::<Vec<_>>(), alpha);
+
+    // BC1 keeps its three-colour mode: index 3 is transparent black (as Pillow decodes it).
+    let (img, _) = dds::decode(&dds_file(4, 4, 1, Some(b"DXT1"), &PILLOW_4142_BLOCK[8..])).unwrap();
+    let clear = [0, 0, 0, 0];
+    let (a, b, c) = ([198, 138, 8, 255], [198, 136, 8, 255], [198, 134, 8, 255]);
+    let want: Vec<[u8; 4]> = vec![
+        clear, clear, a, a, clear, b, b, clear, c, c, b, clear, c, b, b, a,
+    ];
+    let got: Vec<[u8; 4]> = img
+        .rgba
+        .chunks(4)
+        .map(|p| [p[0], p[1], p[2], p[3]])
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_mod_with_assets_in_two_letter_cases_has_the_textures_of_both() {
+    let root = std::env::temp_dir().join(format!("hangar-case-twins-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for d in ["Assets/Textures", "assets/textures", "Assets/Units"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    // Two red BC1 textures, one under each spelling of the folder.
+    let red = dds_file(4, 4, 1, Some(b"DXT1"), &[0, 0xf8, 0, 0xf8, 0, 0, 0, 0]);
+    std::fs::write(root.join("Assets/Textures/hull_d.dds"), &red).unwrap();
+    std::fs::write(root.join("assets/textures/hull_n.dds"), &red[..132]).unwrap();
+    let model = root.join("Assets/Units/ship.m3");
+    std::fs::write(&model, b"MD34").unwrap();
+    let nearby = hangar::vfs::Nearby::default();
+    let search = hangar::textures::Search::new(&model, &[], &nearby);
+    assert!(search.has_game);
+    // The game's spelling of either path finds the file under either folder.
+    for (path, len) in [
+        (r"Assets\Textures\hull_d.dds", 136),
+        ("assets/textures/hull_d.dds", 136),
+        (r"Assets\Textures\hull_n.dds", 132),
+        ("assets/textures/HULL_N", 132),
+    ] {
+        let found = search.read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(found.len(), len, "{path}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A DX10 DDS header for the DXGI format `code` (`misc` 4: a cube map), then `data`.
+fn dx10_file(w: u32, h: u32, mips: u32, code: u32, misc: u32, layers: u32, data: &[u8]) -> Vec<u8> {
+    let mut f = dds_file(w, h, mips, Some(b"DX10"), &[]);
+    for v in [code, 3, misc, layers, 0] {
+        f.extend(v.to_le_bytes());
+    }
+    f.extend_from_slice(data);
+    f
+}
+
+/// `hangar info --json`'s object for a file named `name`.
+fn info_json(bytes: &[u8], name: &str) -> serde_json::Value {
+    let opened = hangar::any::open(bytes, Path::new(name)).unwrap();
+    serde_json::to_value(opened.info()).unwrap()
+}
+
+/// The top-level keys a texture's info gives: format, width, height, pixel format, mip levels,
+/// surfaces, sRGB.
+fn texture_keys(v: &serde_json::Value) -> (String, u64, u64, String, u64, u64, bool) {
+    (
+        v["format"].as_str().unwrap().to_string(),
+        v["width"].as_u64().unwrap(),
+        v["height"].as_u64().unwrap(),
+        v["pixel_format"].as_str().unwrap().to_string(),
+        v["mip_levels"].as_u64().unwrap(),
+        v["surfaces"].as_u64().unwrap(),
+        v["srgb"].as_bool().unwrap(),
+    )
+}
+
+#[test]
+fn texture_files_are_a_format_with_their_size_pixels_mips_surfaces_and_colour_space() {
+    // 8x8 BC3 with its whole chain: 64 + 16 + 16 + 16 bytes.
+    let bc3 = dds_file(8, 8, 4, Some(b"DXT5"), &[0; 112]);
+    let v = info_json(&bc3, "hull_d.dds");
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        texture_keys(&v),
+        (s("DDS (BC3/DXT5)"), 8, 8, s("BC3/DXT5"), 4, 1, false)
+    );
+    assert_eq!(
+        (v["vertices"].as_u64(), v["triangles"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(v["details"]["described_bytes"], 240);
+    assert_eq!(v["details"]["gzip"], false);
+    // X4's gzip'd DDS, by its .gz name.
+    let v = info_json(&gzip(&bc3), "hull_d.gz");
+    assert_eq!(texture_keys(&v).0, "DDS (BC3/DXT5)");
+    assert_eq!(v["details"]["gzip"], true);
+    // A DX10 cube map of BC7 in sRGB, one mip: six 16-byte faces.
+    let v = info_json(&dx10_file(4, 4, 1, 99, 4, 1, &[0; 96]), "sky.dds");
+    assert_eq!(
+        texture_keys(&v),
+        (s("DDS (BC7)"), 4, 4, s("BC7"), 1, 6, true)
+    );
+    assert_eq!(v["details"]["cube"], true);
+    // An array of 3 layers of RGBA8 (UNORM, not sRGB), 2x2 with 2 mips: (16 + 4) bytes a layer.
+    let v = info_json(&dx10_file(2, 2, 2, 28, 0, 3, &[0; 60]), "layers.dds");
+    assert_eq!(
+        texture_keys(&v),
+        (s("DDS (RGBA8)"), 2, 2, s("RGBA8"), 2, 3, false)
+    );
+    // A legacy B8G8R8A8 DDS.
+    let v = info_json(&dds_file(1, 1, 1, None, &[0; 4]), "px.dds");
+    assert_eq!(texture_keys(&v).3, "BGRA8");
+    // PNG (sRGB unless it says otherwise) and TGA (by its name).
+    let png = png_of(3, 2, png::ColorType::Rgb, png::BitDepth::Eight, &[0; 18]);
+    let v = info_json(&png, "x.png");
+    assert_eq!(
+        texture_keys(&v),
+        (s("PNG (RGB8)"), 3, 2, s("RGB8"), 1, 1, true)
+    );
+    let t = tga(2, (0, 0, 0), 2, 1, 32, 8, &[0; 8]);
+    let v = info_json(&t, "x.TGA");
+    assert_eq!(
+        texture_keys(&v),
+        (s("TGA (BGRA8)"), 2, 1, s("BGRA8"), 1, 1, true)
+    );
+    // Without the name a TGA is not recognised: it has no magic.
+    assert!(hangar::any::open(&t, Path::new("x.bin")).is_err());
+}
+
+#[test]
+fn validate_names_a_broken_header_and_the_first_missing_mip() {
+    use hangar::validate::Severity;
+    let whole = dds_file(8, 8, 4, Some(b"DXT5"), &[0; 112]);
+    let findings = hangar::any::open(&whole, Path::new("a.dds"))
+        .unwrap()
+        .validate();
+    assert!(findings.is_empty(), "{findings:?}");
+    // Mips 0 and 1 (64 + 16 bytes) are there, mip 2 is not.
+    let cut = &whole[..128 + 80];
+    let findings = hangar::any::open(cut, Path::new("a.dds"))
+        .unwrap()
+        .validate();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let f = &findings[0];
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(f.path, "DDS.data.surfaces[0].mips[2]");
+    assert_eq!(f.offset, Some(208));
+    assert_eq!(
+        f.message,
+        "the file ends at byte 208: mip 2 (2x2) needs bytes 208..224; 2 of the 4 mip levels are missing or cut short"
+    );
+    // A cube map whose last face is cut: named by its surface.
+    let cube = cube_dds(3);
+    let findings = hangar::any::open(&cube[..cube.len() - 1], Path::new("c.dds"))
+        .unwrap()
+        .validate();
+    assert_eq!(findings[0].path, "DDS.data.surfaces[5].mips[2]");
+    // More mips than the size has: a warning.
+    let many = dds_file(4, 4, 5, Some(b"DXT1"), &[0; 40]);
+    let findings = hangar::any::open(&many, Path::new("m.dds"))
+        .unwrap()
+        .validate();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].severity, Severity::Warning);
+    assert_eq!(findings[0].path, "DDS.mipMapCount");
+    // A broken header does not open: its error names the field.
+    let mut bad = whole.clone();
+    bad[4] = 100;
+    let e = hangar::any::open(&bad, Path::new("a.dds")).err().unwrap();
+    assert_eq!((e.path.as_str(), e.offset), ("DDS.size", Some(4)));
+    // A PNG whose image data is cut short opens (its header is whole) and fails validation.
+    let png = png_of(
+        16,
+        16,
+        png::ColorType::Rgba,
+        png::BitDepth::Eight,
+        &[7; 1024],
+    );
+    let cut = &png[..png.len() - 20];
+    let findings = hangar::any::open(cut, Path::new("p.png"))
+        .unwrap()
+        .validate();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].severity, Severity::Error);
+}
+
+#[test]
+fn a_texture_document_writes_png_and_dds_as_convert_does() {
+    let bc3 = dds_file(4, 4, 1, Some(b"DXT5"), &PILLOW_4142_BLOCK);
+    let input = Path::new("tex.dds");
+    let opened = hangar::any::open(&bc3, input).unwrap();
+    let opts = hangar::textures::Options::default();
+    for out in ["tex.png", "tex.dds"] {
+        let (bytes, _) = hangar::any::convert(&opened, input, Path::new(out)).unwrap();
+        let picture = hangar::textures::convert_texture(&bc3, input, Path::new(out), &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(bytes, picture.bytes, "{out}");
+    }
+    let (png, _) = hangar::any::convert(&opened, input, Path::new("tex.png")).unwrap();
+    assert_eq!(dds::png_size(&png), Some((4, 4)));
+    let e = hangar::any::convert(&opened, input, Path::new("tex.glb")).unwrap_err();
+    assert!(e.message.contains("not a model"), "{}", e.message);
+}
+
+#[test]
+fn a_folder_conversion_leaves_textures_alone() {
+    let dir = std::env::temp_dir().join(format!("hangar-batch-tex-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/wedge-lod0.xmf");
+    std::fs::copy(&model, dir.join("wedge-lod0.xmf")).unwrap();
+    std::fs::write(dir.join("a.dds"), dds_file(4, 4, 1, Some(b"DXT1"), &[0; 8])).unwrap();
+    std::fs::write(
+        dir.join("b.gz"),
+        gzip(&dds_file(4, 4, 1, Some(b"DXT1"), &[0; 8])),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("c.png"),
+        png_of(1, 1, png::ColorType::Rgba, png::BitDepth::Eight, &[0; 4]),
+    )
+    .unwrap();
+    std::fs::write(dir.join("d.tga"), tga(2, (0, 0, 0), 1, 1, 32, 8, &[0; 4])).unwrap();
+    let view = hangar::GameView::folder(&dir).unwrap();
+    let out = dir.join("out");
+    let report = hangar::batch::run(&view, "", &out, "glb", &Default::default(), &|_| {}).unwrap();
+    assert_eq!(report.models, 1);
+    let inputs: Vec<&str> = report.outputs.iter().map(|j| j.input.as_str()).collect();
+    assert_eq!(inputs.len(), 1);
+    assert!(inputs[0].ends_with("wedge-lod0.xmf"), "{inputs:?}");
+    assert!(out.join("wedge-lod0.glb").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}

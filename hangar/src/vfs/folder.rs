@@ -47,27 +47,36 @@ impl Folder {
         &self.root
     }
 
-    /// The regular file at the normalized game path `norm` (see [`super::normalize`]).
+    /// The regular file at the normalized game path `norm` (see [`super::normalize`]). Where a
+    /// folder holds names that differ only in case (`Assets/` and `assets/`, made on a system that
+    /// tells them apart), each is searched, the exact name first.
     pub fn find(&self, norm: &str) -> Option<PathBuf> {
-        let mut path = self.root.clone();
-        let mut kind = Kind::Dir;
-        for part in norm.split('/').filter(|p| !p.is_empty()) {
-            if kind == Kind::File {
-                return None;
-            }
-            let (name, k) = self.child(&path, part)?;
-            path.push(name);
-            kind = if kind == Kind::Other { kind } else { k };
+        let parts: Vec<&str> = norm.split('/').filter(|p| !p.is_empty()).collect();
+        self.find_below(self.root.clone(), Kind::Dir, &parts)
+    }
+
+    /// The file at `parts` below `path` (an entry of kind `kind`).
+    fn find_below(&self, path: PathBuf, kind: Kind, parts: &[&str]) -> Option<PathBuf> {
+        let Some((part, rest)) = parts.split_first() else {
+            return match kind {
+                Kind::File => Some(path),
+                Kind::Dir => None,
+                // Links may point anywhere: only what resolves inside the root counts.
+                Kind::Other => {
+                    let real = std::fs::canonicalize(&path).ok()?;
+                    (real.starts_with(&self.root) && real.is_file()).then_some(real)
+                }
+            };
+        };
+        if kind == Kind::File {
+            return None;
         }
-        match kind {
-            Kind::File => Some(path),
-            Kind::Dir => None,
-            // Links may point anywhere: only what resolves inside the root counts.
-            Kind::Other => {
-                let real = std::fs::canonicalize(&path).ok()?;
-                (real.starts_with(&self.root) && real.is_file()).then_some(real)
-            }
-        }
+        self.children(&path, part)
+            .into_iter()
+            .find_map(|(name, k)| {
+                let k = if kind == Kind::Other { kind } else { k };
+                self.find_below(path.join(name), k, rest)
+            })
     }
 
     /// Every regular file at or below the game folder `prefix`, as normalized game paths.
@@ -76,15 +85,8 @@ impl Folder {
     }
 
     /// Every regular file at or below the game folder `prefix`, by its names on disk (relative to
-    /// the root, `/`-separated); the folder `skip` is not entered.
+    /// the root, `/`-separated; case twins are all listed); the folder `skip` is not entered.
     pub fn entries(&self, prefix: &str, skip: Option<&Path>) -> Vec<super::Entry> {
-        let mut start = self.root.clone();
-        for part in prefix.split('/').filter(|p| !p.is_empty()) {
-            match self.child(&start, part) {
-                Some((name, _)) => start.push(name),
-                None => return Vec::new(),
-            }
-        }
         let entry = |file: &Path| {
             let rel = file.strip_prefix(&self.root).ok()?;
             let shown = rel
@@ -98,11 +100,23 @@ impl Folder {
                 disk: Some(file.to_path_buf()),
             })
         };
-        if start.is_file() {
-            return entry(&start).into_iter().collect();
+        // Every folder (or file) the prefix names in any case: case twins are all listed.
+        let mut starts = vec![self.root.clone()];
+        for part in prefix.split('/').filter(|p| !p.is_empty()) {
+            starts = starts
+                .iter()
+                .flat_map(|s| self.children(s, part).into_iter().map(|(n, _)| s.join(n)))
+                .collect();
         }
         let mut out = Vec::new();
-        let mut stack = vec![start];
+        let mut stack = Vec::new();
+        for start in starts {
+            if start.is_file() {
+                out.extend(entry(&start));
+            } else {
+                stack.push(start);
+            }
+        }
         while let Some(dir) = stack.pop() {
             if skip.is_some_and(|s| std::fs::canonicalize(&dir).is_ok_and(|d| d == s)) {
                 continue;
@@ -125,14 +139,17 @@ impl Folder {
 }
 
 impl Folder {
-    /// The entry of `dir` named `part` in any case (the exact name first), from `dir`'s listing.
-    fn child(&self, dir: &Path, part: &str) -> Option<(OsString, Kind)> {
-        let listing = self.listing(dir)?;
-        let same = listing.get(&part.to_lowercase())?;
-        same.iter()
-            .find(|(n, _)| n.as_os_str() == part)
-            .or(same.first())
+    /// The entries of `dir` named `part` in any case, the exact name first, from `dir`'s listing.
+    fn children(&self, dir: &Path, part: &str) -> Vec<(OsString, Kind)> {
+        let Some(listing) = self.listing(dir) else {
+            return Vec::new();
+        };
+        let mut same = listing
+            .get(&part.to_lowercase())
             .cloned()
+            .unwrap_or_default();
+        same.sort_by_key(|(n, _)| n.as_os_str() != part);
+        same
     }
 
     fn listing(&self, dir: &Path) -> Option<Listing> {
@@ -196,6 +213,37 @@ mod tests {
         assert_eq!(
             v.files("Assets").unwrap(),
             vec!["assets/textures/war3_black32.dds"]
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn folders_that_differ_only_in_case_are_all_searched() {
+        let root = tree("twins");
+        std::fs::create_dir_all(root.join("assets/textures")).unwrap();
+        std::fs::create_dir_all(root.join("ASSETS/TEXTURES")).unwrap();
+        std::fs::write(root.join("assets/textures/lower.dds"), b"lower").unwrap();
+        std::fs::write(root.join("ASSETS/TEXTURES/upper.dds"), b"upper").unwrap();
+        // The same name under two twins: a game path is looked up in lower case, so the
+        // lower-case spelling wins whatever case the reference uses.
+        std::fs::write(root.join("assets/textures/war3_black32.dds"), b"twin").unwrap();
+        let v = GameView::folder(&root).unwrap();
+        for (path, bytes) in [
+            (r"Assets\Textures\lower.dds", &b"lower"[..]),
+            ("assets/textures/upper.dds", b"upper"),
+            ("assets/textures/war3_black32.dds", b"twin"),
+            ("Assets/Textures/War3_Black32.dds", b"twin"),
+        ] {
+            assert_eq!(&*v.read(path).unwrap(), bytes, "{path}");
+        }
+        assert!(v.read("assets/textures/missing.dds").is_err());
+        assert_eq!(
+            v.files("assets").unwrap(),
+            vec![
+                "assets/textures/lower.dds",
+                "assets/textures/upper.dds",
+                "assets/textures/war3_black32.dds",
+            ]
         );
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -5,6 +5,7 @@
 //! `png` crate's. A `.gz` is inflated no further than the size its DDS header allows, so a small
 //! file cannot ask for gigabytes.
 
+pub mod document;
 pub mod encode;
 
 use crate::bytes::Cursor;
@@ -95,6 +96,8 @@ pub struct Header {
     pub layers: u32,
     /// Where the first surface's pixels start.
     pub data_offset: usize,
+    /// The DX10 format says its colours are sRGB (`_SRGB`); a legacy header never does.
+    pub srgb: bool,
 }
 
 /// Largest edge accepted: the biggest textures the engines load are 16384 wide.
@@ -201,6 +204,7 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
     };
     let mut layers = 1;
     let mut data_offset = 128;
+    let mut srgb = false;
     let format = if pf_flags & DDPF_FOURCC != 0 {
         match fourcc {
             b"DXT1" => Format::Bc1,
@@ -222,6 +226,7 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
                     depth = 1;
                 }
                 layers = array.max(1);
+                srgb = matches!(code, 29 | 72 | 75 | 78 | 91 | 93 | 99);
                 dxgi_format(code, 128)?
             }
             // D3DFMT codes stored as numbers in the FourCC field.
@@ -288,6 +293,7 @@ pub fn read_header(data: &[u8]) -> Result<Header> {
         cube,
         layers,
         data_offset,
+        srgb,
     })
 }
 
@@ -563,7 +569,7 @@ type BlockDecoder = fn(&[u8], usize, usize, &mut [u32]) -> std::result::Result<(
 
 fn decode_surface(f: Format, src: &[u8], w: usize, h: usize, pixels: usize) -> Result<Vec<u8>> {
     use texture2ddecoder as t;
-    let blocks = |decoder: BlockDecoder| {
+    let blocks_of = |src: &[u8], decoder: BlockDecoder| {
         let mut out = vec![0u32; pixels];
         decoder(src, w, h, &mut out)
             .map_err(|e| Error::invalid(0, "DDS.data", format!("block decoding failed: {e}")))?;
@@ -575,10 +581,17 @@ fn decode_surface(f: Format, src: &[u8], w: usize, h: usize, pixels: usize) -> R
         }
         Ok::<_, Error>(rgba)
     };
+    let blocks = |decoder: BlockDecoder| blocks_of(src, decoder);
     Ok(match f {
         Format::Bc1 => blocks(t::decode_bc1a)?,
-        Format::Bc2 => blocks(t::decode_bc2)?,
-        Format::Bc3 => blocks(t::decode_bc3)?,
+        Format::Bc2 => {
+            let src = four_colour_blocks(src);
+            blocks_of(&src, t::decode_bc2)?
+        }
+        Format::Bc3 => {
+            let src = four_colour_blocks(src);
+            blocks_of(&src, t::decode_bc3)?
+        }
         Format::Bc4 => {
             let mut v = blocks(t::decode_bc4)?;
             for p in v.chunks_exact_mut(4) {
@@ -617,6 +630,44 @@ fn decode_surface(f: Format, src: &[u8], w: usize, h: usize, pixels: usize) -> R
             .map(|b| unit(f32::from_le_bytes(b.try_into().unwrap_or([0; 4]))))
             .collect(),
     })
+}
+
+/// BC2 and BC3 blocks whose colour half always means four colours, as texture2ddecoder reads them.
+///
+/// The colour half of a BC2/BC3 block is BC1's, but always in four-colour mode: `c0 <= c1` does not
+/// switch to BC1's three colours and transparent black, which texture2ddecoder 0.1 applies to
+/// them too (Pillow's `dxt5-colorblock-alpha-issue-4142.dds`: 10 of 16 pixels wrong). Such a block
+/// is stored again with the same four colours in BC1's other order: with `c0 < c1` the endpoints
+/// swap and each 2-bit index flips its low bit (0<->1, 2<->3: the two thirds swap with them);
+/// with `c0 == c1` all four colours are `c0`, so every index becomes 0. The copy is made only when
+/// some block needs it.
+fn four_colour_blocks(src: &[u8]) -> Cow<'_, [u8]> {
+    let endpoints = |b: &[u8]| -> Option<(u16, u16)> {
+        let c = b.get(8..12)?;
+        Some((
+            u16::from_le_bytes([c[0], c[1]]),
+            u16::from_le_bytes([c[2], c[3]]),
+        ))
+    };
+    let three_colour = |b: &[u8]| endpoints(b).is_some_and(|(c0, c1)| c0 <= c1);
+    if !src.chunks_exact(16).any(three_colour) {
+        return Cow::Borrowed(src);
+    }
+    let mut out = src.to_vec();
+    for b in out.chunks_exact_mut(16) {
+        let Some((c0, c1)) = endpoints(b) else {
+            continue;
+        };
+        if c0 > c1 {
+            continue;
+        }
+        let indices = u32::from_le_bytes([b[12], b[13], b[14], b[15]]);
+        let indices = if c0 == c1 { 0 } else { indices ^ 0x5555_5555 };
+        b[8..10].copy_from_slice(&c1.to_le_bytes());
+        b[10..12].copy_from_slice(&c0.to_le_bytes());
+        b[12..16].copy_from_slice(&indices.to_le_bytes());
+    }
+    Cow::Owned(out)
 }
 
 fn unit(v: f32) -> u8 {
