@@ -7,13 +7,41 @@ use crate::detect::Format;
 use crate::error::{Result, Warning};
 use crate::model::Scene;
 use crate::validate::Finding;
+use crate::vfs::GameView;
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub struct ComponentFormat;
 
-/// The XML's path: the parts, the `_data` folder and the .ani are found from it.
-struct ComponentDocument(PathBuf);
+/// Where the XML is: the parts, the `_data` folder and the .ani are found from it.
+enum ComponentDocument {
+    /// A file (or `GAME::path`) named by the user.
+    File(PathBuf),
+    /// A game path inside a view built by the caller (a browser's folder), and its label.
+    InView(Arc<GameView>, String, PathBuf),
+}
+
+/// The component at game path `xml` in `view` as an opened document (a view the caller built,
+/// e.g. from a browser's files: see [`GameView::from_sources`]); `label` names it in messages.
+pub fn open_in(view: Arc<GameView>, xml: &str, label: &Path) -> Opened<'static> {
+    Opened::new(
+        Format::ComponentXml,
+        ComponentDocument::InView(view, xml.to_string(), label.to_path_buf()),
+        Vec::new(),
+    )
+}
+
+impl ComponentDocument {
+    fn scene(&self) -> Result<(Scene, Vec<Warning>)> {
+        match self {
+            ComponentDocument::File(xml) => super::to_scene(xml),
+            ComponentDocument::InView(view, xml, label) => {
+                super::component::to_scene_in(view, xml, label)
+            }
+        }
+    }
+}
 
 impl FileFormat for ComponentFormat {
     fn formats(&self) -> &'static [Format] {
@@ -31,7 +59,7 @@ impl FileFormat for ComponentFormat {
     fn open<'a>(&self, format: Format, _bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
         Ok(Opened::new(
             format,
-            ComponentDocument(path.to_path_buf()),
+            ComponentDocument::File(path.to_path_buf()),
             Vec::new(),
         ))
     }
@@ -39,7 +67,7 @@ impl FileFormat for ComponentFormat {
 
 impl Document for ComponentDocument {
     fn info(&self) -> Info {
-        match super::to_scene(&self.0) {
+        match self.scene() {
             Ok((scene, warnings)) => Info {
                 vertices: scene.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
                 triangles: scene.meshes.iter().map(|m| m.triangle_count() as u64).sum(),
@@ -61,7 +89,7 @@ impl Document for ComponentDocument {
     }
 
     fn validate(&self) -> Vec<Finding> {
-        match super::to_scene(&self.0) {
+        match self.scene() {
             Ok((_, warnings)) => warnings.into_iter().map(Into::into).collect(),
             Err(e) => vec![e.into()],
         }
@@ -73,6 +101,6 @@ impl Document for ComponentDocument {
         motions: &[(String, &Opened<'_>)],
     ) -> Result<(Scene, Vec<Warning>)> {
         no_motions(motions)?;
-        super::to_scene(&self.0)
+        self.scene()
     }
 }

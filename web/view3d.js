@@ -1,0 +1,179 @@
+// Draws a GLB that hangar made: orbit camera framed on the model, lights of the file, skeleton,
+// animation clips, LOD and collision meshes, and labelled markers for hardpoints and attachment
+// points (nodes hangar marks in their extras). Knows glTF, not the games' formats.
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+
+export const BACKGROUND = 0x2b3440;
+
+export class View3D {
+  constructor(host) {
+    this.host = host;
+    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    this.renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
+    this.renderer.setClearColor(BACKGROUND);
+    this.camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.scene = new THREE.Scene();
+    this.scene.add(new THREE.HemisphereLight(0xffffff, 0x445566, 2.2));
+    const sun = new THREE.DirectionalLight(0xffffff, 2.0);
+    sun.position.set(3, 5, 4);
+    this.scene.add(sun);
+    this.clock = new THREE.Clock();
+    this.mixer = null;
+    this.action = null;
+    this.playing = false;
+    this.labels = [];
+    this.onTime = () => {};
+    this.resize = new ResizeObserver(() => this.fit());
+  }
+
+  attach() {
+    this.host.replaceChildren(this.renderer.domElement);
+    this.resize.observe(this.host);
+    this.fit();
+    if (!this.looping) {
+      this.looping = true;
+      this.renderer.setAnimationLoop(() => this.frame());
+    }
+  }
+
+  detach() {
+    this.renderer.setAnimationLoop(null);
+    this.looping = false;
+    this.resize.disconnect();
+    this.clear();
+  }
+
+  fit() {
+    const w = this.host.clientWidth || 1, h = this.host.clientHeight || 1;
+    this.renderer.setSize(w, h, false);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+  }
+
+  clear() {
+    if (this.model) {
+      this.scene.remove(this.model);
+      this.model.traverse(o => {
+        o.geometry?.dispose();
+        for (const m of [].concat(o.material || [])) { for (const v of Object.values(m)) v?.isTexture && v.dispose(); m.dispose(); }
+      });
+    }
+    if (this.skeleton) { this.scene.remove(this.skeleton); this.skeleton = null; }
+    for (const l of this.labels) l.el.remove();
+    this.labels = [];
+    this.model = null; this.mixer = null; this.action = null; this.clips = [];
+  }
+
+  // Parses the GLB and shows it; resolves when the first frame is drawn.
+  async show(bytes) {
+    const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+    const gltf = await new Promise((ok, fail) =>
+      loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
+    this.clear();
+    this.model = gltf.scene;
+    this.clips = gltf.animations;
+    this.scene.add(this.model);
+    this.markers = [];
+    this.model.traverse(o => {
+      const x4 = o.userData.x4 || {}, own = o.userData.hangar || {}, m3 = o.userData.m3 || {};
+      if (x4.collision) o.userData.kind = 'collision';
+      else if ((x4.lod ?? own.lod ?? 0) > 0) o.userData.kind = 'lod';
+      const marker = (x4.connection && !x4.part) || m3.attachmentPoint !== undefined;
+      if (marker && !o.isMesh) this.addMarker(o);
+    });
+    this.setKinds({ lod: false, collision: false });
+    this.skeleton = null;
+    if (this.clips.length) this.mixer = new THREE.AnimationMixer(this.model);
+    this.frameModel();
+    this.attach();
+    this.frame();
+    await new Promise(r => requestAnimationFrame(() => r()));
+    return { clips: this.clips.map(c => ({ name: c.name, duration: c.duration })), hasBones: this.hasBones() };
+  }
+
+  hasBones() {
+    let b = false;
+    this.model?.traverse(o => { if (o.isBone || o.isSkinnedMesh) b = true; });
+    return b;
+  }
+
+  addMarker(o) {
+    const dot = new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), new THREE.MeshBasicMaterial({ color: 0xffd866 }));
+    dot.userData.marker = true;
+    o.add(dot);
+    this.markers.push(dot);
+    const el = document.createElement('div');
+    el.className = 'label';
+    el.textContent = o.name;
+    this.labels.push({ el, obj: o });
+  }
+
+  setMarkers(on) {
+    for (const m of this.markers || []) m.visible = on;
+    for (const l of this.labels) (on ? this.host.append(l.el) : l.el.remove());
+  }
+
+  // Visible kinds of meshes: LODs other than the first, collision meshes.
+  setKinds(kinds) {
+    this.kinds = { ...this.kinds, ...kinds };
+    this.model?.traverse(o => { if (o.userData.kind) o.visible = !!this.kinds[o.userData.kind]; });
+  }
+
+  setSkeleton(on) {
+    if (on && !this.skeleton && this.model) {
+      this.skeleton = new THREE.SkeletonHelper(this.model);
+      this.scene.add(this.skeleton);
+    }
+    if (this.skeleton) this.skeleton.visible = on;
+  }
+
+  frameModel() {
+    const box = new THREE.Box3();
+    this.model.updateMatrixWorld(true);
+    this.model.traverse(o => { if ((o.isMesh || o.isSkinnedMesh) && o.visible && !o.userData.marker) box.expandByObject(o); });
+    if (box.isEmpty()) box.setFromObject(this.model);
+    if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
+    const size = box.getSize(new THREE.Vector3()), center = box.getCenter(new THREE.Vector3());
+    const radius = Math.max(size.length() / 2, 1e-3);
+    const dist = radius / Math.sin((this.camera.fov * Math.PI) / 360) * 1.05;
+    this.camera.near = dist / 1000; this.camera.far = dist * 100;
+    this.camera.position.copy(center).add(new THREE.Vector3(0.6, 0.45, 1).normalize().multiplyScalar(dist));
+    this.camera.updateProjectionMatrix();
+    this.controls.target.copy(center);
+    this.controls.update();
+    for (const m of this.markers) m.scale.setScalar(radius / 150 / Math.max(m.parent.getWorldScale(new THREE.Vector3()).x, 1e-6));
+  }
+
+  playClip(index) {
+    if (!this.mixer) return;
+    this.mixer.stopAllAction();
+    this.action = index >= 0 ? this.mixer.clipAction(this.clips[index]) : null;
+    if (this.action) { this.action.play(); this.playing = true; }
+  }
+
+  setTime(t) {
+    if (!this.action) return;
+    this.action.time = t;
+    this.mixer.update(0);
+  }
+
+  frame() {
+    const dt = this.clock.getDelta();
+    if (this.mixer && this.action && this.playing) { this.mixer.update(dt); this.onTime(this.action.time, this.action.getClip().duration); }
+    this.controls.update();
+    this.renderer.render(this.scene, this.camera);
+    if (this.labels.length) {
+      const w = this.host.clientWidth, h = this.host.clientHeight, v = new THREE.Vector3();
+      for (const { el, obj } of this.labels) {
+        obj.getWorldPosition(v).project(this.camera);
+        const on = v.z < 1 && Math.abs(v.x) < 1 && Math.abs(v.y) < 1;
+        el.style.display = on ? '' : 'none';
+        if (on) { el.style.left = `${(v.x + 1) / 2 * w}px`; el.style.top = `${(1 - v.y) / 2 * h}px`; }
+      }
+    }
+  }
+}
