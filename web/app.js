@@ -176,6 +176,7 @@ async function drawGlb(bytes) {
   $('skeleton').disabled = !r.hasBones;
   $('lods').checked = false;
   $('collision').checked = false;
+  view3d.setPbr($('pbr').checked);
   view3d.setMarkers($('markers').checked);
   const clip = $('clip');
   clip.replaceChildren(new Option('no animation', ''));
@@ -274,6 +275,7 @@ $('skeleton').onchange = e => view3d?.setSkeleton(e.target.checked);
 $('lods').onchange = e => view3d?.setKinds({ lod: e.target.checked });
 $('collision').onchange = e => view3d?.setKinds({ collision: e.target.checked });
 $('markers').onchange = e => view3d?.setMarkers(e.target.checked);
+$('pbr').onchange = e => view3d?.setPbr(e.target.checked);
 $('clip').onchange = e => { view3d?.playClip(e.target.value === '' ? -1 : +e.target.value); $('play').textContent = 'pause'; };
 $('play').onclick = () => {
   if (!view3d) return;

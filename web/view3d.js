@@ -21,7 +21,7 @@ export class View3D {
     const sun = new THREE.DirectionalLight(0xffffff, 2.0);
     sun.position.set(3, 5, 4);
     this.scene.add(sun);
-    this.clock = new THREE.Clock();
+    this.last = performance.now();
     this.mixer = null;
     this.action = null;
     this.playing = false;
@@ -59,7 +59,7 @@ export class View3D {
       this.scene.remove(this.model);
       this.model.traverse(o => {
         o.geometry?.dispose();
-        for (const m of [].concat(o.material || [])) { for (const v of Object.values(m)) v?.isTexture && v.dispose(); m.dispose(); }
+        for (const m of new Set([].concat(o.material || [], o.userData.pbr || []))) { for (const v of Object.values(m)) v?.isTexture && v.dispose(); m.dispose(); }
       });
     }
     if (this.skeleton) { this.scene.remove(this.skeleton); this.skeleton = null; }
@@ -85,6 +85,8 @@ export class View3D {
       const marker = (x4.connection && !x4.part) || m3.attachmentPoint !== undefined;
       if (marker && !o.isMesh) this.addMarker(o);
     });
+    this.addBoxes();
+    this.setPbr(false);
     this.setKinds({ lod: false, collision: false });
     this.skeleton = null;
     if (this.clips.length) this.mixer = new THREE.AnimationMixer(this.model);
@@ -93,6 +95,26 @@ export class View3D {
     this.frame();
     await new Promise(r => requestAnimationFrame(() => r()));
     return { clips: this.clips.map(c => ({ name: c.name, duration: c.duration })), hasBones: this.hasBones() };
+  }
+
+  // A scene graph without meshes (an Anark .bsg) shows each node's bounding box from its extras.
+  addBoxes() {
+    let meshes = 0;
+    this.model.traverse(o => { if (o.isMesh) meshes++; });
+    if (meshes) return;
+    const nodes = [];
+    this.model.traverse(o => { if (o.userData.boundingBoxMin && o.userData.boundingBoxMax) nodes.push(o); });
+    nodes.forEach((o, i) => {
+      const [a, b] = [o.userData.boundingBoxMin, o.userData.boundingBoxMax].map(v => new THREE.Vector3(...v));
+      const size = b.clone().sub(a), center = a.clone().add(b).multiplyScalar(0.5);
+      const geo = new THREE.BoxGeometry(Math.max(size.x, 1e-3), Math.max(size.y, 1e-3), Math.max(size.z, 1e-3));
+      const color = new THREE.Color().setHSL((i * 0.13) % 1, 0.6, 0.55);
+      const box = new THREE.Mesh(geo, new THREE.MeshLambertMaterial({ color, transparent: true, opacity: 0.35, depthWrite: false }));
+      box.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color })));
+      box.position.copy(center);
+      o.add(box);
+      this.addMarker(o);
+    });
   }
 
   hasBones() {
@@ -117,6 +139,26 @@ export class View3D {
     for (const l of this.labels) (on ? this.host.append(l.el) : l.el.remove());
   }
 
+  // The file's own (PBR) materials, or a Lambert copy of each: in a browser without a GPU
+  // (SwiftShader) the PBR shaders take a second to compile, the Lambert ones a fifth of that.
+  setPbr(on) {
+    const fast = new Map();
+    this.model?.traverse(o => {
+      if (!o.isMesh || o.userData.marker) return;
+      o.userData.pbr ??= o.material;
+      const m = o.userData.pbr;
+      if (on) { o.material = m; return; }
+      if (Array.isArray(m)) return;
+      if (!fast.has(m)) {
+        fast.set(m, new THREE.MeshLambertMaterial({
+          name: m.name, color: m.color, map: m.map, vertexColors: m.vertexColors, transparent: m.transparent,
+          opacity: m.opacity, side: m.side, alphaTest: m.alphaTest, emissive: m.emissive, emissiveMap: m.emissiveMap,
+        }));
+      }
+      o.material = fast.get(m);
+    });
+  }
+
   // Visible kinds of meshes: LODs other than the first, collision meshes.
   setKinds(kinds) {
     this.kinds = { ...this.kinds, ...kinds };
@@ -139,7 +181,7 @@ export class View3D {
     if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
     const size = box.getSize(new THREE.Vector3()), center = box.getCenter(new THREE.Vector3());
     const radius = Math.max(size.length() / 2, 1e-3);
-    const dist = radius / Math.sin((this.camera.fov * Math.PI) / 360) * 1.05;
+    const dist = radius / Math.sin((this.camera.fov * Math.PI) / 360) * 0.8;
     this.camera.near = dist / 1000; this.camera.far = dist * 100;
     this.camera.position.copy(center).add(new THREE.Vector3(0.6, 0.45, 1).normalize().multiplyScalar(dist));
     this.camera.updateProjectionMatrix();
@@ -162,7 +204,8 @@ export class View3D {
   }
 
   frame() {
-    const dt = this.clock.getDelta();
+    const now = performance.now(), dt = (now - this.last) / 1000;
+    this.last = now;
     if (this.mixer && this.action && this.playing) { this.mixer.update(dt); this.onTime(this.action.time, this.action.getClip().duration); }
     this.controls.update();
     this.renderer.render(this.scene, this.camera);
