@@ -94,17 +94,34 @@ async function openFiles(list, folder) {
   await show(model, motions);
 }
 
+// A game lists hundreds of thousands of files: the list shows the first LIMIT that match the filter.
+const LIMIT = 5000;
+let listed = [];
+const checked = new Map();   // path -> ok, from 'check all' and from each file shown
+
 function listFiles(models) {
+  listed = models;
+  $('filter').hidden = models.length < 20;
+  $('filter').value = '';
+  $('check-all').hidden = !models.length;
+  renderList();
+}
+
+function renderList() {
+  const q = $('filter').value.toLowerCase();
+  const match = q ? listed.filter(p => p.toLowerCase().includes(q)) : listed;
   const ul = $('files');
   ul.replaceChildren();
-  $('filter').hidden = models.length < 20;
-  $('listing').textContent = models.length ? `${models.length} models` : '';
+  $('listing').textContent = listed.length
+    ? `${listed.length} models${q ? `, ${match.length} match` : ''}${match.length > LIMIT ? ` (first ${LIMIT} shown: filter to narrow)` : ''}`
+    : '';
   const frag = document.createDocumentFragment();
-  for (const p of models) {
+  for (const p of match.slice(0, LIMIT)) {
     const li = document.createElement('li');
     li.dataset.path = p;
     li.textContent = p;
     li.title = p;
+    if (checked.has(p)) li.classList.add(checked.get(p) ? 'good' : 'bad');
     frag.append(li);
   }
   ul.append(frag);
@@ -118,10 +135,31 @@ $('files').addEventListener('click', e => {
   show(li.dataset.path, []);
 });
 
-$('filter').addEventListener('input', () => {
+$('filter').addEventListener('input', renderList);
+
+// Validates every listed model in turn: the whole game checked in one place.
+$('check-all').onclick = async () => {
   const q = $('filter').value.toLowerCase();
-  for (const li of $('files').children) li.hidden = q && !li.dataset.path.toLowerCase().includes(q);
-});
+  const todo = q ? listed.filter(p => p.toLowerCase().includes(q)) : listed;
+  let bad = 0;
+  for (let i = 0; i < todo.length; i++) {
+    status(`validating ${i + 1}/${todo.length}: ${todo[i]}`, true);
+    $('progress').max = todo.length; $('progress').value = i;
+    let ok = false;
+    try { ok = (await call('validate', { path: todo[i] })).result.ok; } catch { ok = false; }
+    if (!ok) bad++;
+    mark(todo[i], ok);
+  }
+  $('progress').removeAttribute('value');
+  status(`${todo.length} checked, ${bad} with errors`);
+};
+
+function mark(path, ok) {
+  checked.set(path, ok);
+  const li = document.querySelector(`#files li[data-path="${CSS.escape(path)}"]`);
+  li?.classList.remove('good', 'bad');
+  li?.classList.add(ok ? 'good' : 'bad');
+}
 
 function stat(name, value) {
   const el = document.querySelector(`[data-stat="${name}"]`);
@@ -225,8 +263,7 @@ async function validate(path, mine) {
       d.textContent = `${f.severity}${f.path ? ' ' + f.path : ''}${f.offset != null ? ' @' + f.offset : ''}: ${f.message}`;
       box.append(d);
     }
-    const li = document.querySelector(`#files li[data-path="${CSS.escape(path)}"]`);
-    li?.classList.add(result.ok ? 'good' : 'bad');
+    mark(path, result.ok);
   } catch (e) { box.textContent = String(e.message || e); }
 }
 
