@@ -208,14 +208,12 @@ async function drawGlb(bytes) {
     view3d = new View3D(view);
     view3d.onTime = (t, d) => { $('time').max = d; $('time').value = t; $('clock').textContent = `${t.toFixed(2)} / ${d.toFixed(2)} s`; };
   }
-  const r = await view3d.show(bytes);
+  const r = await view3d.show(bytes, { markers: $('markers').checked, pbr: $('pbr').checked });
   $('controls').hidden = false;
   $('skeleton').checked = false;
   $('skeleton').disabled = !r.hasBones;
   $('lods').checked = false;
   $('collision').checked = false;
-  view3d.setPbr($('pbr').checked);
-  view3d.setMarkers($('markers').checked);
   const clip = $('clip');
   clip.replaceChildren(new Option('no animation', ''));
   r.clips.forEach((c, i) => clip.append(new Option(`${c.name} (${c.duration.toFixed(2)} s)`, i)));
@@ -317,10 +315,10 @@ $('clip').onchange = e => { view3d?.playClip(e.target.value === '' ? -1 : +e.tar
 $('play').onclick = () => {
   if (!view3d) return;
   if (!view3d.action) { $('clip').selectedIndex = Math.min(1, $('clip').options.length - 1); $('clip').onchange({ target: $('clip') }); return; }
-  view3d.playing = !view3d.playing;
+  view3d.setPlaying(!view3d.playing);
   $('play').textContent = view3d.playing ? 'pause' : 'play';
 };
-$('time').oninput = e => { if (view3d) { view3d.playing = false; $('play').textContent = 'play'; view3d.setTime(+e.target.value); } };
+$('time').oninput = e => { if (view3d) { view3d.setPlaying(false); $('play').textContent = 'play'; view3d.setTime(+e.target.value); } };
 
 // Opening: the two inputs and drag and drop.
 $('open').onchange = e => openFiles([...e.target.files].map(f => ({ path: f.name, file: f })));

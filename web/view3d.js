@@ -8,14 +8,27 @@ import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 
 export const BACKGROUND = 0x2b3440;
 
+// Shading by the angle between the surface and the view direction (a light at the camera).
+function headlight(shader) {
+  shader.vertexShader = 'varying float vShade;\n' + shader.vertexShader.replace('#include <project_vertex>', `#include <project_vertex>
+    vShade = dot(normal, normal) > 0.0 ? 0.35 + 0.65 * abs(normalize(normalMatrix * normal).z) : 1.0;`);
+  shader.fragmentShader = 'varying float vShade;\n' + shader.fragmentShader.replace('#include <opaque_fragment>', `outgoingLight *= vShade;
+    #include <opaque_fragment>`);
+}
+
 export class View3D {
   constructor(host) {
     this.host = host;
-    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-    this.renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
+    // No multisampling: without a GPU (SwiftShader) it doubles the time of a frame.
+    this.renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
+    this.ratio = Math.min(devicePixelRatio, 2);
+    this.renderer.setPixelRatio(this.ratio);
     this.renderer.setClearColor(BACKGROUND);
     this.camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    // Frames are drawn when something changed, not continuously: without a GPU one frame of a
+    // ship takes a large part of a second, and a page that draws all the time answers nothing.
+    this.controls.addEventListener('change', () => this.invalidate());
     this.scene = new THREE.Scene();
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x445566, 2.2));
     const sun = new THREE.DirectionalLight(0xffffff, 2.0);
@@ -31,27 +44,36 @@ export class View3D {
   }
 
   attach() {
-    this.host.replaceChildren(this.renderer.domElement);
+    if (this.renderer.domElement.parentNode !== this.host) this.host.replaceChildren(this.renderer.domElement);
     this.resize.observe(this.host);
-    this.fit();
-    if (!this.looping) {
-      this.looping = true;
-      this.renderer.setAnimationLoop(() => this.frame());
-    }
+    this.fit(false);
   }
 
   detach() {
-    this.renderer.setAnimationLoop(null);
-    this.looping = false;
     this.resize.disconnect();
     this.clear();
   }
 
-  fit() {
+  fit(draw = true) {
     const w = this.host.clientWidth || 1, h = this.host.clientHeight || 1;
+    if (w === this.w && h === this.h) return;
+    this.w = w; this.h = h;
     this.renderer.setSize(w, h, false);
     this.camera.aspect = w / h;
     this.camera.updateProjectionMatrix();
+    if (draw) this.invalidate();
+  }
+
+  // Draws a frame at the next animation frame; frames go on while a clip plays.
+  invalidate() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      if (!this.model) return;
+      this.frame();
+      if (this.playing && this.action) this.invalidate();
+    });
   }
 
   clear() {
@@ -69,7 +91,7 @@ export class View3D {
   }
 
   // Parses the GLB and shows it; resolves when the first frame is drawn.
-  async show(bytes) {
+  async show(bytes, { markers = true, pbr = false } = {}) {
     const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
     const gltf = await new Promise((ok, fail) =>
       loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
@@ -86,13 +108,23 @@ export class View3D {
       if (marker && !o.isMesh) this.addMarker(o);
     });
     this.addBoxes();
-    this.setPbr(false);
+    this.setPbr(pbr);
     this.setKinds({ lod: false, collision: false });
     this.skeleton = null;
     if (this.clips.length) this.mixer = new THREE.AnimationMixer(this.model);
     this.frameModel();
     this.attach();
+    this.setMarkers(markers);
+    // The first frame at half resolution (a frame's time goes with its pixels where there is no
+    // GPU), the full one once the page has been idle a moment.
+    this.renderer.setPixelRatio(this.ratio / 2);
+    this.w = 0;
+    this.fit(false);
+    this.pending = true;  // the frame below is the one the changes above asked for
     this.frame();
+    requestAnimationFrame(() => { this.pending = false; });
+    clearTimeout(this.sharpen);
+    this.sharpen = setTimeout(() => { this.renderer.setPixelRatio(this.ratio); this.w = 0; this.fit(); }, 1000);
     await new Promise(r => requestAnimationFrame(() => r()));
     return { clips: this.clips.map(c => ({ name: c.name, duration: c.duration })), hasBones: this.hasBones() };
   }
@@ -137,10 +169,12 @@ export class View3D {
   setMarkers(on) {
     for (const m of this.markers || []) m.visible = on;
     for (const l of this.labels) (on ? this.host.append(l.el) : l.el.remove());
+    this.invalidate();
   }
 
-  // The file's own (PBR) materials, or a Lambert copy of each: in a browser without a GPU
-  // (SwiftShader) the PBR shaders take a second to compile, the Lambert ones a fifth of that.
+  // The file's own (PBR) materials, or a quick copy of each: colour, texture and vertex colours
+  // shaded by the angle to the camera. In a browser without a GPU (SwiftShader) a lit shader takes
+  // seconds to compile for a ship, this one a tenth of a second.
   setPbr(on) {
     const fast = new Map();
     this.model?.traverse(o => {
@@ -150,19 +184,24 @@ export class View3D {
       if (on) { o.material = m; return; }
       if (Array.isArray(m)) return;
       if (!fast.has(m)) {
-        fast.set(m, new THREE.MeshLambertMaterial({
+        const q = new THREE.MeshBasicMaterial({
           name: m.name, color: m.color, map: m.map, vertexColors: m.vertexColors, transparent: m.transparent,
-          opacity: m.opacity, side: m.side, alphaTest: m.alphaTest, emissive: m.emissive, emissiveMap: m.emissiveMap,
-        }));
+          opacity: m.opacity, side: m.side, alphaTest: m.alphaTest,
+        });
+        q.onBeforeCompile = headlight;
+        q.customProgramCacheKey = () => 'headlight';
+        fast.set(m, q);
       }
       o.material = fast.get(m);
     });
+    this.invalidate();
   }
 
   // Visible kinds of meshes: LODs other than the first, collision meshes.
   setKinds(kinds) {
     this.kinds = { ...this.kinds, ...kinds };
     this.model?.traverse(o => { if (o.userData.kind) o.visible = !!this.kinds[o.userData.kind]; });
+    this.invalidate();
   }
 
   setSkeleton(on) {
@@ -171,6 +210,7 @@ export class View3D {
       this.scene.add(this.skeleton);
     }
     if (this.skeleton) this.skeleton.visible = on;
+    this.invalidate();
   }
 
   frameModel() {
@@ -195,19 +235,27 @@ export class View3D {
     this.mixer.stopAllAction();
     this.action = index >= 0 ? this.mixer.clipAction(this.clips[index]) : null;
     if (this.action) { this.action.play(); this.playing = true; }
+    this.last = performance.now();
+    this.invalidate();
+  }
+
+  setPlaying(on) {
+    this.playing = on;
+    this.last = performance.now();
+    this.invalidate();
   }
 
   setTime(t) {
     if (!this.action) return;
     this.action.time = t;
     this.mixer.update(0);
+    this.invalidate();
   }
 
   frame() {
     const now = performance.now(), dt = (now - this.last) / 1000;
     this.last = now;
     if (this.mixer && this.action && this.playing) { this.mixer.update(dt); this.onTime(this.action.time, this.action.getClip().duration); }
-    this.controls.update();
     this.renderer.render(this.scene, this.camera);
     if (this.labels.length) {
       const w = this.host.clientWidth, h = this.host.clientHeight, v = new THREE.Vector3();
