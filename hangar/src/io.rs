@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// The bytes of an input file: mapped when large, read when small.
 pub enum Input {
-    Mapped(memmap2::Mmap),
+    Mapped(Mapped),
     Read(Vec<u8>),
     /// One entry of a catalog, sliced from its mapped `.dat` (the index of the entry).
     Entry(std::sync::Arc<crate::formats::catalog::Opened>, usize),
@@ -30,13 +30,34 @@ impl std::ops::Deref for Input {
 
 const MAP_FROM: u64 = 1 << 20;
 
+/// A whole file's bytes as [`map`] gives them: a read-only map in the native build, a copy in
+/// memory without it (wasm has no mmap).
+#[cfg(feature = "native")]
+pub type Mapped = memmap2::Mmap;
+#[cfg(not(feature = "native"))]
+pub type Mapped = Vec<u8>;
+
+/// The bytes of the open file `f`, mapped (native build) or read.
+#[cfg(feature = "native")]
+pub fn map(f: &std::fs::File) -> std::io::Result<Mapped> {
+    // SAFETY: the map is read-only; hangar never writes to an input (see `write_output`), and a file
+    // changed by another program while mapped gives wrong bytes, not undefined behaviour in practice.
+    unsafe { memmap2::Mmap::map(f) }
+}
+
+#[cfg(not(feature = "native"))]
+pub fn map(mut f: &std::fs::File) -> std::io::Result<Mapped> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 pub fn read_input(path: &Path) -> Result<Input> {
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
     if len >= MAP_FROM {
-        // SAFETY: the map is read-only; hangar never writes to an input (see `write_output`), and a file
-        // changed by another program while mapped gives wrong bytes, not undefined behaviour in practice.
-        if let Ok(m) = unsafe { memmap2::Mmap::map(&f) } {
+        if let Ok(m) = map(&f) {
             return Ok(Input::Mapped(m));
         }
     }
@@ -108,10 +129,16 @@ fn temp_for(path: &Path) -> std::path::PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    dir.join(format!(
-        ".{name}.hangar-{}.tmp",
-        PID.get_or_init(std::process::id)
-    ))
+    dir.join(format!(".{name}.hangar-{}.tmp", PID.get_or_init(own_pid)))
+}
+
+/// This process's id (0 on wasm, where `std::process::id` panics: there are no processes).
+fn own_pid() -> u32 {
+    if cfg!(target_family = "wasm") {
+        0
+    } else {
+        std::process::id()
+    }
 }
 
 /// A file's bytes as the slices it is made of, in order (a .glb: its head, then the scene's own
@@ -221,7 +248,7 @@ pub fn create_parent(path: &Path) -> Result<()> {
 /// Reserves `len` bytes for a file about to be written whole, so ext4 does not reserve its blocks
 /// page by page as the writes arrive (a fifth of the time spent writing an M3 batch's 44 MB).
 /// Best effort: where the file system cannot, the file is written as before.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "native"))]
 fn preallocate(f: &std::fs::File, len: usize) {
     use std::os::fd::AsRawFd;
     if let Ok(len @ 1..) = libc::off_t::try_from(len) {
@@ -230,7 +257,7 @@ fn preallocate(f: &std::fs::File, len: usize) {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(all(target_os = "linux", feature = "native")))]
 fn preallocate(_: &std::fs::File, _: usize) {}
 
 /// True for the temporary files [`write_output`] writes before its rename.
@@ -261,10 +288,7 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
             if ty.is_dir() {
                 stack.push(p);
             } else if let Some(pid) = temp_owner(&p) {
-                if pid != std::process::id()
-                    && !process_alive(pid)
-                    && std::fs::remove_file(&p).is_ok()
-                {
+                if pid != own_pid() && !process_alive(pid) && std::fs::remove_file(&p).is_ok() {
                     removed += 1;
                 }
             }

@@ -1108,9 +1108,24 @@ mod tests {
                 compress: true,
                 ..Default::default()
             },
-        )
-        .unwrap();
-        assert_eq!(c.root.accessors.len(), 5);
-        assert!(c.root.accessors.iter().all(|a| a.byte_offset.is_none()));
+        );
+        #[cfg(feature = "native")]
+        {
+            let c = c.unwrap();
+            assert_eq!(c.root.accessors.len(), 5);
+            assert!(c.root.accessors.iter().all(|a| a.byte_offset.is_none()));
+        }
+        // Without meshoptimizer --compress is refused, never silently dropped.
+        #[cfg(not(feature = "native"))]
+        match c {
+            Err(e) => assert_eq!(
+                (e.kind, e.message.as_str()),
+                (
+                    crate::error::ErrorKind::Unsupported,
+                    "--compress (EXT_meshopt_compression) needs the native build of hangar (meshoptimizer is C++)"
+                )
+            ),
+            Ok(_) => panic!("--compress gave a file without meshoptimizer"),
+        }
     }
 }

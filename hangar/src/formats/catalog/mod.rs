@@ -93,9 +93,9 @@ pub fn dat_path(cat: &Path) -> PathBuf {
 }
 
 /// A memory-mapped `.dat` (an empty one is not mapped: a zero-length map is an error on some
-/// systems).
+/// systems; without the `native` feature it is read whole, see [`crate::io::map`]).
 pub struct Dat {
-    map: Option<memmap2::Mmap>,
+    map: Option<crate::io::Mapped>,
 }
 
 impl Dat {
@@ -105,9 +105,8 @@ impl Dat {
         if len == 0 {
             return Ok(Dat { map: None });
         }
-        // SAFETY: read-only map; hangar never writes to an input. A .dat changed by another program
-        // while mapped gives wrong bytes, which the md5 check reports.
-        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
+        // A .dat changed by another program while mapped gives wrong bytes, which the md5 check reports.
+        let map = crate::io::map(&f).map_err(|e| Error::io(path, e))?;
         Ok(Dat { map: Some(map) })
     }
 

@@ -46,17 +46,6 @@ impl Encoding {
             Encoding::Bc7 => super::Format::Bc7,
         }
     }
-
-    fn image_dds(self) -> image_dds::ImageFormat {
-        use image_dds::ImageFormat as F;
-        match self {
-            Encoding::Bc1 => F::BC1RgbaUnorm,
-            Encoding::Bc3 => F::BC3RgbaUnorm,
-            Encoding::Bc4 => F::BC4RUnorm,
-            Encoding::Bc5 => F::BC5RgUnorm,
-            Encoding::Bc7 => F::BC7RgbaUnorm,
-        }
-    }
 }
 
 /// Which mip levels are written.
@@ -146,6 +135,51 @@ fn header(w: u32, h: u32, mips: u32, encoding: Encoding, top_bytes: usize) -> Ve
     b
 }
 
+/// The blocks of `img` and its `mips - 1` smaller levels, one level after the other, by Intel's
+/// ISPC texture compressor (C++, native build only).
+#[cfg(feature = "native")]
+fn block_compress(img: &Image, encoding: Encoding, mips: u32) -> Result<Vec<u8>> {
+    use image_dds::ImageFormat as F;
+    let format = match encoding {
+        Encoding::Bc1 => F::BC1RgbaUnorm,
+        Encoding::Bc3 => F::BC3RgbaUnorm,
+        Encoding::Bc4 => F::BC4RUnorm,
+        Encoding::Bc5 => F::BC5RgUnorm,
+        Encoding::Bc7 => F::BC7RgbaUnorm,
+    };
+    let surface = image_dds::SurfaceRgba8 {
+        width: img.width,
+        height: img.height,
+        depth: 1,
+        layers: 1,
+        mipmaps: 1,
+        data: img.rgba.as_slice(),
+    };
+    surface
+        .encode(
+            format,
+            image_dds::Quality::Normal,
+            image_dds::Mipmaps::GeneratedExact(mips),
+        )
+        .map(|s| s.data)
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Invalid,
+                None,
+                "DDS.data",
+                format!("{} encoding failed: {e}", encoding.name()),
+            )
+        })
+}
+
+#[cfg(not(feature = "native"))]
+fn block_compress(_: &Image, encoding: Encoding, _: u32) -> Result<Vec<u8>> {
+    Err(Error::unsupported(format!(
+        "writing {} DDS needs the native build of hangar (its block encoder is C++)",
+        encoding.name()
+    )))
+}
+
 /// `img` as a DDS file: block-compressed as `opts` says, with its mip chain. Any size works
 /// (blocks at the right and bottom edges are padded, as DDS does).
 pub fn encode(img: &Image, opts: Options) -> Result<Vec<u8>> {
@@ -169,31 +203,10 @@ pub fn encode(img: &Image, opts: Options) -> Result<Vec<u8>> {
         Mipmaps::Full => full_chain(w, h),
         Mipmaps::None => 1,
     };
-    let surface = image_dds::SurfaceRgba8 {
-        width: w,
-        height: h,
-        depth: 1,
-        layers: 1,
-        mipmaps: 1,
-        data: img.rgba.as_slice(),
-    };
-    let encoded = surface
-        .encode(
-            opts.encoding.image_dds(),
-            image_dds::Quality::Normal,
-            image_dds::Mipmaps::GeneratedExact(mips),
-        )
-        .map_err(|e| {
-            Error::new(
-                ErrorKind::Invalid,
-                None,
-                "DDS.data",
-                format!("{} encoding failed: {e}", opts.encoding.name()),
-            )
-        })?;
+    let encoded = block_compress(img, opts.encoding, mips)?;
     let top = opts.encoding.format().surface_bytes(w, h).unwrap_or(0);
     let mut out = header(w, h, mips, opts.encoding, top);
-    out.extend_from_slice(&encoded.data);
+    out.extend_from_slice(&encoded);
     // What is handed out must read back as exactly what was written.
     let back = super::read_header(&out)?;
     if back.file_bytes() != Some(out.len()) || back.format != opts.encoding.format() {
@@ -203,7 +216,7 @@ pub fn encode(img: &Image, opts: Options) -> Result<Vec<u8>> {
             "DDS.data",
             format!(
                 "the encoder gave {} bytes for {w}x{h} {} with {mips} mips, the header describes {:?}",
-                encoded.data.len(),
+                encoded.len(),
                 opts.encoding.name(),
                 back.file_bytes()
             ),
@@ -293,4 +306,22 @@ pub fn to_dds(
 ) -> Result<(Vec<u8>, Vec<Warning>)> {
     let (img, warnings) = super::load(data, name)?;
     Ok((encode(&img, opts)?, warnings))
+}
+
+#[cfg(all(test, not(feature = "native")))]
+mod tests {
+    #[test]
+    fn writing_a_dds_without_the_native_build_is_refused() {
+        let img = super::Image {
+            width: 4,
+            height: 4,
+            rgba: vec![255; 64],
+        };
+        let e = super::encode(&img, super::Options::default()).unwrap_err();
+        assert_eq!(e.kind, super::ErrorKind::Unsupported);
+        assert_eq!(
+            e.message,
+            "writing BC7 DDS needs the native build of hangar (its block encoder is C++)"
+        );
+    }
 }
