@@ -5,6 +5,7 @@
 
 use hangar::vfs::{ByteSource, GameView, Source};
 use serde_json::{json, Value};
+use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
@@ -62,6 +63,8 @@ pub struct Workspace {
     label: String,
     files: Vec<(String, Source)>,
     view: Option<Arc<GameView>>,
+    /// The component last opened (its scene is built once for showing, checking, downloads).
+    component: std::cell::RefCell<Option<(String, Rc<hangar::any::Opened<'static>>)>>,
 }
 
 /// What the page draws for a file: `meta` (JSON: kind, info, counts, outputs) and the bytes (a
@@ -145,6 +148,7 @@ impl Workspace {
             label,
             files: Vec::new(),
             view: None,
+            component: Default::default(),
         }
     }
 
@@ -172,6 +176,12 @@ impl Workspace {
         // A game or mod keeps its models under assets/: its other XMLs (scripts, libraries) are
         // no models. A loose folder's XMLs may be components anywhere.
         let game = all.iter().any(|p| p.starts_with("assets/"));
+        // Loose files keep their own spelling in the list (the view compares in lower case).
+        let spelled: std::collections::HashMap<String, &String> = self
+            .files
+            .iter()
+            .filter_map(|(p, _)| hangar::vfs::normalize(p).ok().map(|n| (n, p)))
+            .collect();
         let models: Vec<&String> = all
             .iter()
             .filter(|p| {
@@ -179,6 +189,7 @@ impl Workspace {
                 LISTED.contains(&e.as_str())
                     && (e != "xml" || !game || p.starts_with("assets/") || p.contains("/assets/"))
             })
+            .map(|p| spelled.get(p).copied().unwrap_or(p))
             .collect();
         let out = json!({
             "models": models,
@@ -186,6 +197,7 @@ impl Workspace {
             "warnings": warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
         });
         self.view = Some(Arc::new(view));
+        self.component.replace(None);
         Ok(out.to_string())
     }
 
@@ -196,7 +208,14 @@ impl Workspace {
     }
 
     fn read(&self, path: &str) -> Result<hangar::io::Input, JsError> {
-        self.view()?.read(path).map_err(js_error)
+        self.read_file(path).map_err(js_error)
+    }
+
+    fn read_file(&self, path: &str) -> hangar::Result<hangar::io::Input> {
+        match &self.view {
+            Some(v) => v.read(path),
+            None => Err(page_error(path, "no files opened")),
+        }
     }
 
     /// The view again for a texture search, sharing its files.
@@ -266,24 +285,21 @@ impl Workspace {
 
     /// `hangar validate --json` of the file at `path`: `{"ok": bool, "findings": [...]}`.
     pub fn validate(&self, path: String) -> String {
-        let findings = match self.read(&path) {
-            Err(e) => vec![json!({"severity": "error", "message": format!("{e:?}")})],
-            Ok(bytes) => {
-                let format = library::detect(&bytes, &path);
-                let r =
-                    self.with_opened(&path, &bytes, format, &[], |o, _| Ok(library::validate(o)));
-                let findings = match r {
-                    Ok(f) => f,
-                    Err(_) => match library::open(&bytes, &path) {
-                        Err(e) => vec![library::error_finding(e)],
-                        Ok(o) => library::validate(&o),
-                    },
-                };
-                let failed = findings.iter().any(library::fails);
-                return json!({"ok": !failed, "findings": findings}).to_string();
-            }
+        let findings = match self.read_file(&path) {
+            Err(e) => vec![library::error_finding(e)],
+            Ok(bytes) => match (library::detect(&bytes, &path), &self.view) {
+                (hangar::detect::Format::ComponentXml, Some(_)) => match self.component(&path) {
+                    Ok(o) => library::validate(&o),
+                    Err(_) => Vec::new(),
+                },
+                _ => match library::open(&bytes, &path) {
+                    Err(e) => vec![library::error_finding(e)],
+                    Ok(o) => library::validate(&o),
+                },
+            },
         };
-        json!({"ok": false, "findings": findings}).to_string()
+        let failed = findings.iter().any(library::fails);
+        json!({"ok": !failed, "findings": findings}).to_string()
     }
 
     /// The file at `path` (with `motions`) converted to `output` (a name whose extension picks
@@ -316,6 +332,24 @@ impl Workspace {
         MOTIONS.contains(&ext(&path).as_str())
     }
 
+    /// The component at `path`, opened once while it is the one shown.
+    fn component(&self, path: &str) -> Result<Rc<hangar::any::Opened<'static>>, JsError> {
+        if let Some((p, o)) = self.component.borrow().as_ref() {
+            if p == path {
+                return Ok(Rc::clone(o));
+            }
+        }
+        let label = format!("{}/{path}", self.label);
+        let o = Rc::new(library::open_component(
+            Arc::clone(self.view()?),
+            path,
+            &label,
+        ));
+        self.component
+            .replace(Some((path.to_string(), Rc::clone(&o))));
+        Ok(o)
+    }
+
     /// Opens the file at `path` (a component through the view) and the motions, then runs `then`.
     fn with_opened<T>(
         &self,
@@ -328,11 +362,14 @@ impl Workspace {
             &[(String, &hangar::any::Opened<'_>)],
         ) -> Result<T, JsError>,
     ) -> Result<T, JsError> {
-        let opened = if format == hangar::detect::Format::ComponentXml {
-            let label = format!("{}/{path}", self.label);
-            library::open_component(Arc::clone(self.view()?), path, &label)
+        let component;
+        let file;
+        let opened: &hangar::any::Opened<'_> = if format == hangar::detect::Format::ComponentXml {
+            component = self.component(path)?;
+            &component
         } else {
-            library::open(bytes, path).map_err(js_error)?
+            file = library::open(bytes, path).map_err(js_error)?;
+            &file
         };
         let motion_bytes = motions
             .iter()
@@ -347,7 +384,7 @@ impl Workspace {
             .into_iter()
             .zip(&motion_files)
             .collect();
-        then(&opened, &labels)
+        then(opened, &labels)
     }
 }
 

@@ -18,16 +18,20 @@ pub struct ComponentFormat;
 enum ComponentDocument {
     /// A file (or `GAME::path`) named by the user.
     File(PathBuf),
-    /// A game path inside a view built by the caller (a browser's folder), and its label.
-    InView(Arc<GameView>, String, PathBuf),
+    /// A game path inside a view built by the caller (a browser's folder), its label, and the
+    /// scene once built: the page asks for info, the glTF and validation of one component, and
+    /// building a ship's scene is most of each.
+    InView(Arc<GameView>, String, PathBuf, Box<SceneOnce>),
 }
+
+type SceneOnce = std::sync::OnceLock<Result<(Scene, Vec<Warning>)>>;
 
 /// The component at game path `xml` in `view` as an opened document (a view the caller built,
 /// e.g. from a browser's files: see [`GameView::from_sources`]); `label` names it in messages.
 pub fn open_in(view: Arc<GameView>, xml: &str, label: &Path) -> Opened<'static> {
     Opened::new(
         Format::ComponentXml,
-        ComponentDocument::InView(view, xml.to_string(), label.to_path_buf()),
+        ComponentDocument::InView(view, xml.to_string(), label.to_path_buf(), Box::default()),
         Vec::new(),
     )
 }
@@ -36,9 +40,9 @@ impl ComponentDocument {
     fn scene(&self) -> Result<(Scene, Vec<Warning>)> {
         match self {
             ComponentDocument::File(xml) => super::to_scene(xml),
-            ComponentDocument::InView(view, xml, label) => {
-                super::component::to_scene_in(view, xml, label)
-            }
+            ComponentDocument::InView(view, xml, label, once) => once
+                .get_or_init(|| super::component::to_scene_in(view, xml, label))
+                .clone(),
         }
     }
 }
