@@ -125,6 +125,14 @@ fn motion_labels(paths: &[String]) -> Vec<String> {
     labels
 }
 
+/// What [`Workspace::index`] hands the page.
+#[derive(serde::Serialize)]
+struct Listing<'a> {
+    models: Vec<&'a String>,
+    files: usize,
+    warnings: Vec<String>,
+}
+
 /// Node and animation counts of a GLB (its JSON chunk).
 fn glb_counts(glb: &[u8]) -> (usize, usize) {
     let len = glb
@@ -191,14 +199,17 @@ impl Workspace {
             })
             .map(|p| spelled.get(p).copied().unwrap_or(p))
             .collect();
-        let out = json!({
-            "models": models,
-            "files": all.len(),
-            "warnings": warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        });
+        // Written straight from the borrowed paths: a game lists hundreds of thousands.
+        let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        let out = serde_json::to_string(&Listing {
+            models,
+            files: all.len(),
+            warnings,
+        })
+        .map_err(js_error)?;
         self.view = Some(Arc::new(view));
         self.component.replace(None);
-        Ok(out.to_string())
+        Ok(out)
     }
 
     fn view(&self) -> Result<&Arc<GameView>, JsError> {
