@@ -18,19 +18,23 @@ pub struct ComponentFormat;
 enum ComponentDocument {
     /// An XML file on disk (read inside the mod around it) or `GAME::path`.
     Xml(PathBuf),
-    /// An XML inside a game view (a catalog, a browser's folder), named `label` in messages.
-    InView(Arc<GameView>, String, PathBuf),
+    /// An XML inside a game view (a catalog, a browser's folder), its label in messages, and the
+    /// scene once built: the page asks for info, the glTF and validation of one component, and
+    /// building a ship's scene is most of each.
+    InView(Arc<GameView>, String, PathBuf, Box<SceneOnce>),
     /// A bare folder of `PART-lodN.xmf` files and their `_data.ani`, with no XML.
     Bare(PathBuf),
 }
+
+type SceneOnce = std::sync::OnceLock<Result<(Scene, Vec<Warning>)>>;
 
 impl ComponentDocument {
     fn scene(&self) -> Result<(Scene, Vec<Warning>)> {
         match self {
             ComponentDocument::Xml(xml) => super::to_scene(xml),
-            ComponentDocument::InView(view, inside, label) => {
-                super::read::to_scene_in(view, inside, label)
-            }
+            ComponentDocument::InView(view, inside, label, once) => once
+                .get_or_init(|| super::read::to_scene_in(view, inside, label))
+                .clone(),
             ComponentDocument::Bare(dir) => {
                 let (scene, warnings) = super::bare::to_scene(dir).map_err(|e| e.in_file(dir))?;
                 if scene.meshes.is_empty() && scene.animations.is_empty() {
@@ -48,11 +52,18 @@ impl ComponentDocument {
     }
 }
 
-/// A component XML inside `view` at `inside` (its parts are read through the view).
+/// The component at game path `inside` of `view` as an opened document (a catalog's, or a view
+/// the caller built from a browser's files: see [`GameView::from_sources`]); `label` names it in
+/// messages.
 pub fn open_in_view(view: Arc<GameView>, inside: &str, label: &Path) -> Opened<'static> {
     Opened::new(
         Format::ComponentXml,
-        ComponentDocument::InView(view, inside.to_string(), label.to_path_buf()),
+        ComponentDocument::InView(
+            view,
+            inside.to_string(),
+            label.to_path_buf(),
+            Box::default(),
+        ),
         Vec::new(),
     )
 }

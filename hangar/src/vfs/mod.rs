@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 mod folder;
+mod source;
 pub use folder::Folder;
+pub use source::{ByteSource, Source, SourceLayer};
 
 pub use crate::gamepath::normalize;
 
@@ -22,6 +24,8 @@ pub use crate::gamepath::normalize;
 pub enum Layer {
     Folder(Folder),
     Catalog(CatalogLayer),
+    /// Files read through [`ByteSource`]s (a browser's files, memory).
+    Source(SourceLayer),
 }
 
 impl Layer {
@@ -30,6 +34,7 @@ impl Layer {
         match self {
             Layer::Folder(f) => f.find(norm).map(|p| crate::io::read_input(&p)),
             Layer::Catalog(c) => c.get(norm),
+            Layer::Source(s) => s.get(norm),
         }
     }
 
@@ -37,6 +42,7 @@ impl Layer {
         match self {
             Layer::Folder(f) => f.find(norm).is_some(),
             Layer::Catalog(c) => c.index(norm).is_some(),
+            Layer::Source(s) => s.has(norm),
         }
     }
 
@@ -44,6 +50,7 @@ impl Layer {
         match self {
             Layer::Folder(f) => f.files(prefix, out),
             Layer::Catalog(c) => c.files(prefix, out),
+            Layer::Source(s) => s.files(prefix, out),
         }
     }
 }
@@ -61,16 +68,21 @@ impl CatalogLayer {
     pub fn open(cat: &Path, mount: &str) -> Result<CatalogLayer> {
         let opened = catalog::open(cat)?;
         let index = opened.catalog.by_path();
-        let mount = normalize(mount)?;
-        let mount = if mount.is_empty() {
-            mount
-        } else {
-            format!("{mount}/")
-        };
+        let mount = CatalogLayer::mount_prefix(mount)?;
         Ok(CatalogLayer {
             opened: Arc::new(opened),
             index,
             mount,
+        })
+    }
+
+    /// The game folder a catalog sits below, as the prefix of its paths (`""` or ending in `/`).
+    fn mount_prefix(mount: &str) -> Result<String> {
+        let mount = normalize(mount)?;
+        Ok(if mount.is_empty() {
+            mount
+        } else {
+            format!("{mount}/")
         })
     }
 
@@ -84,18 +96,9 @@ impl CatalogLayer {
         let o = &self.opened;
         let e = o.catalog.entries.get(i)?;
         if o.dat.entry(e).is_none() {
-            return Some(Err(Error::new(
-                ErrorKind::Truncated,
-                Some(e.offset),
-                format!("line {}", e.line),
-                format!(
-                    "{}: its {} bytes run past the end of the .dat ({} bytes)",
-                    e.path,
-                    e.size,
-                    o.dat.bytes().len()
-                ),
-            )
-            .in_file(&o.dat_path)));
+            return Some(Err(e
+                .past_the_end(o.dat.bytes().len() as u64)
+                .in_file(&o.dat_path)));
         }
         let range = o.dat.range(e)?;
         let whole: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::clone(o) as _;
@@ -249,9 +252,9 @@ impl GameView {
                     .into_iter()
                     .filter(|e| !e.disk.as_deref().is_some_and(crate::io::is_temp))
                     .collect(),
-                Layer::Catalog(c) => {
+                other => {
                     let mut names = Vec::new();
-                    c.files(&prefix, &mut names);
+                    other.files(&prefix, &mut names);
                     names
                         .into_iter()
                         .map(|n| Entry {
@@ -340,6 +343,11 @@ impl GameView {
                         return None;
                     }
                 }
+                Layer::Source(s) => {
+                    if s.has(&norm) {
+                        return None;
+                    }
+                }
             }
         }
         None
@@ -369,20 +377,25 @@ fn catalogs_in(dir: &Path) -> Vec<PathBuf> {
                     if !catalog::is_data_catalog(&name) || !e.path().is_file() {
                         return None;
                     }
-                    let rank = if name.starts_with("ext_") {
-                        1
-                    } else if name.starts_with("subst_") {
-                        2
-                    } else {
-                        0
-                    };
-                    Some((rank, name, e.path()))
+                    Some((catalog_rank(&name), name, e.path()))
                 })
                 .collect()
         })
         .unwrap_or_default();
     cats.sort();
     cats.into_iter().map(|c| c.2).collect()
+}
+
+/// Where a data catalog (lower-case name) stacks among those of its folder: `NN.cat` 0, `ext_` 1,
+/// `subst_` 2.
+fn catalog_rank(name: &str) -> u8 {
+    if name.starts_with("ext_") {
+        1
+    } else if name.starts_with("subst_") {
+        2
+    } else {
+        0
+    }
 }
 
 /// True when `dir` looks like the root of the game or of a mod.

@@ -32,6 +32,21 @@ pub struct Entry {
     pub line: usize,
 }
 
+impl Entry {
+    /// The error for an entry whose bytes run past the end of a `.dat` of `dat_len` bytes.
+    pub fn past_the_end(&self, dat_len: u64) -> Error {
+        Error::new(
+            ErrorKind::Truncated,
+            Some(self.offset),
+            format!("line {}", self.line),
+            format!(
+                "{}: its {} bytes run past the end of the .dat ({dat_len} bytes)",
+                self.path, self.size
+            ),
+        )
+    }
+}
+
 /// A line of the `.cat` that could not be read as an entry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct BadLine {

@@ -3,7 +3,7 @@
 
 use super::verify::md5_hex;
 use super::{refused, Catalog, Entry, Opened};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use md5::{Digest, Md5};
 use rayon::prelude::*;
 use std::io::{Read, Write};
@@ -225,18 +225,8 @@ pub fn extract(
 fn extract_one(c: &Opened, dir: &Path, e: &Entry) -> Result<u64> {
     let dest = safe_destination(dir, e).map_err(|err| err.in_file(&c.cat_path))?;
     let bytes = c.dat.entry(e).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Truncated,
-            Some(e.offset),
-            format!("line {}", e.line),
-            format!(
-                "{}: its {} bytes run past the end of the .dat ({} bytes)",
-                e.path,
-                e.size,
-                c.dat.bytes().len()
-            ),
-        )
-        .in_file(&c.dat_path)
+        e.past_the_end(c.dat.bytes().len() as u64)
+            .in_file(&c.dat_path)
     })?;
     crate::io::create_parent(&dest)?;
     crate::io::write_output(&dest, bytes)?;

@@ -1,0 +1,424 @@
+//! hangar in the browser: the page's Web Worker (web/worker.js) registers the files the user chose
+//! and asks for one at a time to be shown, checked or converted. Files are read through the page
+//! in slices (`hangarReadAt`), so a catalog's `.dat` is never read whole: only its index up front,
+//! and an entry when it is shown. All format work is the library's (see [`library`]).
+
+use hangar::vfs::{ByteSource, GameView, Source};
+use serde_json::{json, Value};
+use std::rc::Rc;
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+
+mod library;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `len` bytes at `offset` of the file the worker registered as `id` (a `Blob.slice` read
+    /// with `FileReaderSync`).
+    #[wasm_bindgen(js_namespace = globalThis, js_name = hangarReadAt, catch)]
+    fn read_at(id: u32, offset: f64, len: u32) -> Result<Vec<u8>, JsValue>;
+}
+
+/// A file of the page, read through [`read_at`].
+struct PageFile {
+    id: u32,
+    len: u64,
+    name: String,
+}
+
+impl ByteSource for PageFile {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> hangar::Result<Vec<u8>> {
+        let len = u32::try_from(len).map_err(|_| page_error(&self.name, "a read over 4 GiB"))?;
+        // f64 holds every offset below 2^53 bytes exactly.
+        read_at(self.id, offset as f64, len).map_err(|e| {
+            let why = e.as_string().unwrap_or_else(|| format!("{e:?}"));
+            page_error(
+                &self.name,
+                &format!("reading {len} bytes at {offset}: {why}"),
+            )
+        })
+    }
+}
+
+fn page_error(name: &str, message: &str) -> hangar::Error {
+    hangar::Error::new(
+        hangar::ErrorKind::Io,
+        None,
+        "",
+        format!("{name}: {message}"),
+    )
+}
+
+fn js_error(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// The files the user opened (one or several files, or a folder), as one game view.
+#[wasm_bindgen]
+pub struct Workspace {
+    label: String,
+    files: Vec<(String, Source)>,
+    view: Option<Arc<GameView>>,
+    /// The component last opened (its scene is built once for showing, checking, downloads).
+    component: std::cell::RefCell<Option<(String, Rc<hangar::any::Opened<'static>>)>>,
+}
+
+/// What the page draws for a file: `meta` (JSON: kind, info, counts, outputs) and the bytes (a
+/// GLB, a PNG, or the text of a .bgf's presentation XML or a .bgp's Graphviz drawing).
+#[wasm_bindgen]
+pub struct Shown {
+    meta: String,
+    bytes: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl Shown {
+    #[wasm_bindgen(getter)]
+    pub fn meta(&self) -> String {
+        self.meta.clone()
+    }
+
+    /// The bytes, handed over once.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
+    }
+}
+
+/// Extensions of the motion files that go with a model (`--motion`).
+const MOTIONS: &[&str] = &["xsm", "xpm", "m3a"];
+
+/// Extensions listed in a folder's tree: what hangar shows.
+const LISTED: &[&str] = &[
+    "xml", "xmf", "m3", "m3a", "xac", "xsm", "xpm", "ani", "bgf", "bgp", "bsg", "dds", "tga", "gz",
+    "glb", "gltf",
+];
+
+fn ext(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+fn stem(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
+}
+
+/// `--motion` labels: each motion's file stem, made unique (as the command line names them).
+fn motion_labels(paths: &[String]) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for p in paths {
+        let s = stem(p);
+        let mut label = s.clone();
+        let mut k = 2;
+        while labels.contains(&label) {
+            label = format!("{s} {k}");
+            k += 1;
+        }
+        labels.push(label);
+    }
+    labels
+}
+
+/// What [`Workspace::index`] hands the page.
+#[derive(serde::Serialize)]
+struct Listing<'a> {
+    models: Vec<&'a String>,
+    files: usize,
+    warnings: Vec<String>,
+}
+
+/// Node and animation counts of a GLB (its JSON chunk).
+fn glb_counts(glb: &[u8]) -> (usize, usize) {
+    let len = glb
+        .get(12..16)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, |b| u32::from_le_bytes(b) as usize);
+    let json: Value = glb
+        .get(20..20 + len)
+        .and_then(|j| serde_json::from_slice(j).ok())
+        .unwrap_or_default();
+    let n = |k: &str| json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+    (n("nodes"), n("animations"))
+}
+
+#[wasm_bindgen]
+impl Workspace {
+    /// An empty workspace; `label` names it in messages (the folder's name, or "files").
+    #[wasm_bindgen(constructor)]
+    pub fn new(label: String) -> Workspace {
+        Workspace {
+            label,
+            files: Vec::new(),
+            view: None,
+            component: Default::default(),
+        }
+    }
+
+    /// A file of the page: its path inside what was opened, the worker's id for it, its size.
+    pub fn add_file(&mut self, path: String, id: u32, len: f64) {
+        let src = PageFile {
+            id,
+            len: len as u64,
+            name: path.clone(),
+        };
+        self.files.push((path, Arc::new(src)));
+    }
+
+    /// A file given as bytes.
+    pub fn add_bytes(&mut self, path: String, bytes: Vec<u8>) {
+        self.files.push((path, Arc::new(bytes)));
+    }
+
+    /// Builds the game view (reads the catalogs' indexes) and lists what can be shown:
+    /// `{"models": [paths], "files": N, "warnings": [..]}`.
+    pub fn index(&mut self) -> Result<String, JsError> {
+        let (view, warnings) =
+            GameView::from_sources(&self.label, self.files.clone()).map_err(js_error)?;
+        let all = view.files("").map_err(js_error)?;
+        // A game or mod keeps its models under assets/: its other XMLs (scripts, libraries) are
+        // no models. A loose folder's XMLs may be components anywhere.
+        let game = all.iter().any(|p| p.starts_with("assets/"));
+        // Loose files keep their own spelling in the list (the view compares in lower case).
+        let spelled: std::collections::HashMap<String, &String> = self
+            .files
+            .iter()
+            .filter_map(|(p, _)| hangar::vfs::normalize(p).ok().map(|n| (n, p)))
+            .collect();
+        let models: Vec<&String> = all
+            .iter()
+            .filter(|p| {
+                let e = ext(p);
+                LISTED.contains(&e.as_str())
+                    && (e != "xml" || !game || p.starts_with("assets/") || p.contains("/assets/"))
+            })
+            .map(|p| spelled.get(p).copied().unwrap_or(p))
+            .collect();
+        // Written straight from the borrowed paths: a game lists hundreds of thousands.
+        let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        let out = serde_json::to_string(&Listing {
+            models,
+            files: all.len(),
+            warnings,
+        })
+        .map_err(js_error)?;
+        self.view = Some(Arc::new(view));
+        self.component.replace(None);
+        Ok(out)
+    }
+
+    fn view(&self) -> Result<&Arc<GameView>, JsError> {
+        self.view
+            .as_ref()
+            .ok_or_else(|| JsError::new("no files opened (index first)"))
+    }
+
+    fn read(&self, path: &str) -> Result<hangar::io::Input, JsError> {
+        self.read_file(path).map_err(js_error)
+    }
+
+    fn read_file(&self, path: &str) -> hangar::Result<hangar::io::Input> {
+        match &self.view {
+            Some(v) => v.read(path),
+            None => Err(page_error(path, "no files opened")),
+        }
+    }
+
+    /// The view again for a texture search, sharing its files.
+    fn texture_views(&self) -> Vec<GameView> {
+        self.view
+            .as_ref()
+            .map(|v| GameView::clone(v))
+            .into_iter()
+            .collect()
+    }
+
+    /// The file at `path` with the motions `motions` applied, as what the page draws (see
+    /// [`Shown`]).
+    pub fn show(&self, path: String, motions: Vec<String>) -> Result<Shown, JsError> {
+        let bytes = self.read(&path)?;
+        let format = library::detect(&bytes, &path);
+        let opts = library::options(self.texture_views(), false, false);
+        if format == hangar::detect::Format::Unknown {
+            if let Some(p) = library::texture(&bytes, &path, "shown.png", &opts) {
+                let p = p.map_err(js_error)?;
+                let meta = json!({
+                    "kind": "image",
+                    "format": "texture",
+                    "width": p.width,
+                    "height": p.height,
+                    "warnings": p.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                });
+                return Ok(Shown {
+                    meta: meta.to_string(),
+                    bytes: p.bytes,
+                });
+            }
+        }
+        self.with_opened(&path, &bytes, format, &motions, |opened, labels| {
+            let info = library::info_json(opened);
+            let mut outputs = vec!["glb".to_string()];
+            outputs.extend(library::own_outputs(format).iter().map(|s| s.to_string()));
+            let (kind, out) = match format {
+                hangar::detect::Format::AnarkBgf => ("bgf", "shown.xml"),
+                hangar::detect::Format::AnarkBgp => ("bgp", "shown.dot"),
+                _ => ("glb", "shown.glb"),
+            };
+            let c = library::convert(opened, &path, out, labels, &opts).map_err(js_error)?;
+            let (nodes, animations) = if kind == "glb" {
+                glb_counts(&c.bytes)
+            } else {
+                (0, 0)
+            };
+            let mut warnings: Vec<String> =
+                opened.warnings.iter().map(ToString::to_string).collect();
+            warnings.extend(c.warnings.iter().map(ToString::to_string));
+            let meta = json!({
+                "kind": kind,
+                "format": format.name(),
+                "info": info,
+                "nodes": nodes,
+                "animations": animations,
+                "outputs": outputs,
+                "warnings": warnings,
+            });
+            Ok(Shown {
+                meta: meta.to_string(),
+                bytes: c.bytes,
+            })
+        })
+    }
+
+    /// `hangar validate --json` of the file at `path`: `{"ok": bool, "findings": [...]}`.
+    pub fn validate(&self, path: String) -> String {
+        let findings = match self.read_file(&path) {
+            Err(e) => vec![library::error_finding(e)],
+            Ok(bytes) => match (library::detect(&bytes, &path), &self.view) {
+                (hangar::detect::Format::ComponentXml, Some(_)) => match self.component(&path) {
+                    Ok(o) => library::validate(&o),
+                    Err(_) => Vec::new(),
+                },
+                _ => match library::open(&bytes, &path) {
+                    Err(e) => vec![library::error_finding(e)],
+                    Ok(o) => library::validate(&o),
+                },
+            },
+        };
+        let failed = findings.iter().any(library::fails);
+        json!({"ok": !failed, "findings": findings}).to_string()
+    }
+
+    /// The file at `path` (with `motions`) converted to `output` (a name whose extension picks
+    /// the type: .glb, .gltf, .obj, .json, or a game format), a glTF encoded as asked.
+    pub fn convert(
+        &self,
+        path: String,
+        motions: Vec<String>,
+        output: String,
+        quantize: bool,
+        compress: bool,
+    ) -> Result<Vec<u8>, JsError> {
+        let bytes = self.read(&path)?;
+        let format = library::detect(&bytes, &path);
+        let opts = library::options(self.texture_views(), quantize, compress);
+        if format == hangar::detect::Format::Unknown {
+            if let Some(p) = library::texture(&bytes, &path, &output, &opts) {
+                return p.map(|p| p.bytes).map_err(js_error);
+            }
+        }
+        self.with_opened(&path, &bytes, format, &motions, |opened, labels| {
+            library::convert(opened, &path, &output, labels, &opts)
+                .map(|c| c.bytes)
+                .map_err(js_error)
+        })
+    }
+
+    /// True when the file at `path` goes with a model as a motion (`--motion`) by its name.
+    pub fn is_motion(path: String) -> bool {
+        MOTIONS.contains(&ext(&path).as_str())
+    }
+
+    /// The component at `path`, opened once while it is the one shown.
+    fn component(&self, path: &str) -> Result<Rc<hangar::any::Opened<'static>>, JsError> {
+        if let Some((p, o)) = self.component.borrow().as_ref() {
+            if p == path {
+                return Ok(Rc::clone(o));
+            }
+        }
+        let label = format!("{}/{path}", self.label);
+        let o = Rc::new(library::open_component(
+            Arc::clone(self.view()?),
+            path,
+            &label,
+        ));
+        self.component
+            .replace(Some((path.to_string(), Rc::clone(&o))));
+        Ok(o)
+    }
+
+    /// Opens the file at `path` (a component through the view) and the motions, then runs `then`.
+    fn with_opened<T>(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        format: hangar::detect::Format,
+        motions: &[String],
+        then: impl FnOnce(
+            &hangar::any::Opened<'_>,
+            &[(String, &hangar::any::Opened<'_>)],
+        ) -> Result<T, JsError>,
+    ) -> Result<T, JsError> {
+        let component;
+        let file;
+        let opened: &hangar::any::Opened<'_> = if format == hangar::detect::Format::ComponentXml {
+            component = self.component(path)?;
+            &component
+        } else {
+            file = library::open(bytes, path).map_err(js_error)?;
+            &file
+        };
+        let motion_bytes = motions
+            .iter()
+            .map(|m| self.read(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let motion_files = motions
+            .iter()
+            .zip(&motion_bytes)
+            .map(|(m, b)| library::open(b, m).map_err(js_error))
+            .collect::<Result<Vec<_>, _>>()?;
+        let labels: Vec<(String, &hangar::any::Opened<'_>)> = motion_labels(motions)
+            .into_iter()
+            .zip(&motion_files)
+            .collect();
+        then(opened, &labels)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn motion_labels_are_unique_stems() {
+        let l = motion_labels(&["a/walk.xsm".into(), "b/walk.xsm".into(), "run.m3a".into()]);
+        assert_eq!(l, ["walk", "walk 2", "run"]);
+    }
+
+    #[test]
+    fn glb_counts_read_the_json_chunk() {
+        let json = br#"{"nodes":[{},{},{}],"animations":[{}]}"#;
+        let mut glb = b"glTF".to_vec();
+        glb.extend(2u32.to_le_bytes());
+        glb.extend(((20 + json.len()) as u32).to_le_bytes());
+        glb.extend((json.len() as u32).to_le_bytes());
+        glb.extend(b"JSON");
+        glb.extend(json);
+        assert_eq!(glb_counts(&glb), (3, 1));
+        assert_eq!(glb_counts(b"glTF"), (0, 0));
+    }
+}

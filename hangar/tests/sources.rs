@@ -1,0 +1,90 @@
+//! A component read through a game view built from byte sources (as the browser page builds one
+//! from the files the user chose) gives what the same component read from disk gives: loose in
+//! its folder, and packed in a catalog.
+
+mod common;
+
+use hangar::formats::catalog;
+use hangar::vfs::{GameView, Source};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn files_under(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, root, out);
+        } else {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            out.push((rel, std::fs::read(&p).unwrap()));
+        }
+    }
+}
+
+/// Info numbers and the GLB's node and animation counts.
+fn numbers(opened: &hangar::any::Opened<'_>, input: &Path) -> (u64, u64, usize, usize) {
+    let info = opened.info();
+    let c =
+        hangar::any::convert_textured(opened, input, Path::new("x.glb"), &[], &Default::default())
+            .unwrap();
+    let g = gltf::Gltf::from_slice(&c.bytes).unwrap();
+    (
+        info.vertices,
+        info.triangles,
+        g.nodes().count(),
+        g.animations().count(),
+    )
+}
+
+#[test]
+fn a_component_through_sources_equals_it_from_disk() {
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let xml: PathBuf = std::fs::read_dir(
+        root.join("x4-components/xirsoi__dropships/dropships/assets/units/size_m"),
+    )
+    .unwrap()
+    .map(|e| e.unwrap().path())
+    .find(|p| p.file_name().unwrap() == "arg_dropship.xml")
+    .unwrap();
+    let dir = xml.parent().unwrap();
+    let bytes = std::fs::read(&xml).unwrap();
+    let want = numbers(&hangar::any::open(&bytes, &xml).unwrap(), &xml);
+    assert!(want.0 > 0 && want.2 > 78, "{want:?}");
+
+    let mut files = Vec::new();
+    files_under(dir, dir, &mut files);
+    let sources: Vec<(String, Source)> = files
+        .iter()
+        .map(|(p, b)| (p.clone(), Arc::new(b.clone()) as Source))
+        .collect();
+    let (view, warnings) = GameView::from_sources("size_m", sources).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let opened = hangar::assemble::document::open_in_view(Arc::new(view), "arg_dropship.xml", &xml);
+    assert_eq!(numbers(&opened, &xml), want, "loose files");
+
+    // The same files packed in a catalog below the game's folder.
+    let mut text = String::new();
+    let mut dat = Vec::new();
+    for (p, b) in &files {
+        text.push_str(&format!(
+            "assets/units/size_m/{p} {} 0 {}\n",
+            b.len(),
+            catalog::md5_hex(b)
+        ));
+        dat.extend_from_slice(b);
+    }
+    let game: Vec<(String, Source)> = vec![
+        ("ext_01.cat".into(), Arc::new(text.into_bytes())),
+        ("ext_01.dat".into(), Arc::new(dat)),
+    ];
+    let (view, warnings) = GameView::from_sources("game", game).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let opened = hangar::assemble::document::open_in_view(
+        Arc::new(view),
+        "assets/units/size_m/arg_dropship.xml",
+        &xml,
+    );
+    assert_eq!(numbers(&opened, &xml), want, "packed in a catalog");
+}

@@ -1,0 +1,362 @@
+// The page: hands the chosen files to the worker (hangar's wasm), lists a folder's models, draws
+// what the wasm hands back (a GLB, a PNG, a .bgf's presentation XML, a .bgp's Graphviz drawing) and
+// fills the info, validate and download panels. No format is read here.
+import { View3D } from './view3d.js';
+import { drawBgf, drawDot } from './flat.js';
+
+const $ = id => document.getElementById(id);
+const body = document.body;
+const view = $('view');
+let view3d = null;
+let worker = null;
+let calls = new Map();
+let nextCall = 1;
+let opened = null;      // {label, files: [{path, file}]}
+let current = null;     // {path, motions, meta}
+let showing = 0;        // to drop a late answer when another file was picked meanwhile
+
+function setState(s) { body.dataset.state = s; }
+
+function startWorker() {
+  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = ({ data }) => {
+    if (data.progress !== undefined) { status(data.progress, true); return; }
+    const c = calls.get(data.id);
+    if (!c) return;
+    calls.delete(data.id);
+    if (data.ok) c.ok(data); else c.fail(Object.assign(new Error(data.error), { trap: data.trap }));
+  };
+  worker.onerror = e => {
+    e.preventDefault();
+    for (const c of calls.values()) c.fail(new Error(e.message || 'the worker stopped'));
+    calls.clear();
+  };
+}
+
+// Runs an operation in the worker; after a crash of the wasm the worker is started again and the
+// opened files handed to it again, so the tab stays usable.
+async function call(op, args = {}) {
+  try {
+    return await new Promise((ok, fail) => {
+      const id = nextCall++;
+      calls.set(id, { ok, fail });
+      worker.postMessage({ id, op, ...args });
+    });
+  } catch (e) {
+    if (e.trap) {
+      worker.terminate();
+      startWorker();
+      if (opened) await call('open', opened).catch(() => {});
+      throw new Error(`hangar stopped on this file (${e.message}); it was restarted`);
+    }
+    throw e;
+  }
+}
+
+function status(text, busy) {
+  $('status').textContent = text || '';
+  $('progress').hidden = !busy;
+}
+
+function fail(e) {
+  $('error').textContent = String(e.message || e);
+  setState('error');
+  status('');
+}
+
+const MOTIONS = ['xsm', 'xpm', 'm3a'];
+const ext = p => (p.match(/\.([^./]+)$/)?.[1] || '').toLowerCase();
+
+// Opens a set of files ({path, file}); a folder when `folder` is its name.
+async function openFiles(list, folder) {
+  if (!list.length) return;
+  setState('working');
+  $('error').textContent = '';
+  opened = { label: folder || 'files', files: list };
+  const t0 = performance.now();
+  let listing;
+  try {
+    ({ listing } = await call('open', opened));
+  } catch (e) { fail(e); return; }
+  const models = listing.models;
+  status(`${models.length} models in ${listing.files} files (${Math.round(performance.now() - t0)} ms)`);
+  if (listing.warnings.length) $('error').textContent = listing.warnings.join('\n');
+  if (folder) {
+    listFiles(models);
+    setState('listed');
+    return;
+  }
+  // Files: the first that is not a motion is the model; motions chosen with it apply to it.
+  const paths = list.map(f => f.path);
+  const model = paths.find(p => !MOTIONS.includes(ext(p))) || paths[0];
+  const motions = paths.filter(p => p !== model && MOTIONS.includes(ext(p)));
+  listFiles(models.length > 1 ? models : []);
+  await show(model, motions);
+}
+
+// A game lists hundreds of thousands of files: the list shows the first LIMIT that match the filter.
+const LIMIT = 5000;
+let listed = [];
+const checked = new Map();   // path -> ok, from 'check all' and from each file shown
+
+function listFiles(models) {
+  listed = models;
+  $('filter').hidden = models.length < 20;
+  $('filter').value = '';
+  $('check-all').hidden = !models.length;
+  renderList();
+}
+
+function renderList() {
+  const q = $('filter').value.toLowerCase();
+  const match = q ? listed.filter(p => p.toLowerCase().includes(q)) : listed;
+  const ul = $('files');
+  ul.replaceChildren();
+  $('listing').textContent = listed.length
+    ? `${listed.length} models${q ? `, ${match.length} match` : ''}${match.length > LIMIT ? ` (first ${LIMIT} shown: filter to narrow)` : ''}`
+    : '';
+  const frag = document.createDocumentFragment();
+  for (const p of match.slice(0, LIMIT)) {
+    const li = document.createElement('li');
+    li.dataset.path = p;
+    li.textContent = p;
+    li.title = p;
+    if (checked.has(p)) li.classList.add(checked.get(p) ? 'good' : 'bad');
+    frag.append(li);
+  }
+  ul.append(frag);
+}
+
+$('files').addEventListener('click', e => {
+  const li = e.target.closest('li[data-path]');
+  if (!li) return;
+  for (const c of $('files').querySelectorAll('.current')) c.classList.remove('current');
+  li.classList.add('current');
+  show(li.dataset.path, []);
+});
+
+$('filter').addEventListener('input', renderList);
+
+// Validates every listed model in turn: the whole game checked in one place.
+$('check-all').onclick = async () => {
+  const q = $('filter').value.toLowerCase();
+  const todo = q ? listed.filter(p => p.toLowerCase().includes(q)) : listed;
+  let bad = 0;
+  for (let i = 0; i < todo.length; i++) {
+    status(`validating ${i + 1}/${todo.length}: ${todo[i]}`, true);
+    $('progress').max = todo.length; $('progress').value = i;
+    let ok = false;
+    try { ok = (await call('validate', { path: todo[i] })).result.ok; } catch { ok = false; }
+    if (!ok) bad++;
+    mark(todo[i], ok);
+  }
+  $('progress').removeAttribute('value');
+  status(`${todo.length} checked, ${bad} with errors`);
+};
+
+function mark(path, ok) {
+  checked.set(path, ok);
+  const li = document.querySelector(`#files li[data-path="${CSS.escape(path)}"]`);
+  li?.classList.remove('good', 'bad');
+  li?.classList.add(ok ? 'good' : 'bad');
+}
+
+function stat(name, value) {
+  const el = document.querySelector(`[data-stat="${name}"]`);
+  if (el) el.textContent = value ?? '';
+}
+
+async function show(path, motions) {
+  const mine = ++showing;
+  setState('working');
+  $('error').textContent = '';
+  status(`opening ${path}`, true);
+  const t0 = performance.now();
+  let r;
+  try {
+    r = await call('show', { path, motions });
+  } catch (e) { if (mine === showing) fail(e); return; }
+  if (mine !== showing) return;
+  const { meta, bytes } = r;
+  current = { path, motions, meta };
+  $('title').textContent = path.split('/').pop() + (motions.length ? ` + ${motions.map(m => m.split('/').pop()).join(', ')}` : '');
+  const info = meta.info || {};
+  stat('format', info.format || meta.format);
+  stat('vertices', info.vertices);
+  stat('triangles', info.triangles);
+  stat('nodes', meta.kind === 'glb' ? meta.nodes : '');
+  stat('animations', meta.kind === 'glb' ? meta.animations : '');
+  $('info-json').textContent = JSON.stringify(meta.kind === 'image' ? meta : info, null, 1);
+  $('controls').hidden = true;
+  $('texture-controls').hidden = true;
+  $('source-box').hidden = true;
+  try {
+    if (meta.kind === 'glb') await drawGlb(bytes);
+    else if (meta.kind === 'image') drawImage(bytes, meta);
+    else if (meta.kind === 'bgf') drawText(bytes, 'presentation XML', drawBgf);
+    else if (meta.kind === 'bgp') drawText(bytes, 'Graphviz drawing', drawDot);
+  } catch (e) { fail(e); return; }
+  downloads(meta);
+  const secs = (performance.now() - t0) / 1000;
+  status(`${path}: ${secs.toFixed(2)} s (hangar ${Math.round(meta.ms)} ms)`);
+  setState('shown');
+  validate(path, mine);
+}
+
+async function drawGlb(bytes) {
+  if (!view3d) {
+    view3d = new View3D(view);
+    view3d.onTime = (t, d) => { $('time').max = d; $('time').value = t; $('clock').textContent = `${t.toFixed(2)} / ${d.toFixed(2)} s`; };
+  }
+  const r = await view3d.show(bytes, { markers: $('markers').checked, pbr: $('pbr').checked });
+  $('controls').hidden = false;
+  $('skeleton').checked = false;
+  $('skeleton').disabled = !r.hasBones;
+  $('lods').checked = false;
+  $('collision').checked = false;
+  const clip = $('clip');
+  clip.replaceChildren(new Option('no animation', ''));
+  r.clips.forEach((c, i) => clip.append(new Option(`${c.name} (${c.duration.toFixed(2)} s)`, i)));
+  clip.disabled = !r.clips.length;
+  $('play').disabled = !r.clips.length;
+}
+
+function leave3d() {
+  if (view3d) view3d.detach();
+}
+
+function drawImage(bytes, meta) {
+  leave3d();
+  const img = document.createElement('img');
+  img.src = URL.createObjectURL(new Blob([bytes], { type: 'image/png' }));
+  img.alt = current.path;
+  view.replaceChildren(img);
+  $('texture-controls').hidden = false;
+  $('texture-size').textContent = `${meta.width} x ${meta.height}`;
+}
+
+function drawText(bytes, title, draw) {
+  leave3d();
+  const text = new TextDecoder().decode(bytes);
+  view.replaceChildren(draw(text));
+  $('source-title').textContent = title;
+  $('source').textContent = text;
+  $('source-box').hidden = false;
+}
+
+async function validate(path, mine) {
+  const box = $('validate');
+  box.textContent = 'checking...';
+  try {
+    const { result } = await call('validate', { path });
+    if (mine !== showing) return;
+    box.replaceChildren();
+    const head = document.createElement('div');
+    head.className = result.ok ? 'ok' : 'error';
+    head.textContent = result.ok ? 'ok' : 'FAILED';
+    box.append(head);
+    for (const f of result.findings) {
+      const d = document.createElement('div');
+      d.className = f.severity;
+      d.textContent = `${f.severity}${f.path ? ' ' + f.path : ''}${f.offset != null ? ' @' + f.offset : ''}: ${f.message}`;
+      box.append(d);
+    }
+    mark(path, result.ok);
+  } catch (e) { box.textContent = String(e.message || e); }
+}
+
+function downloads(meta) {
+  const box = $('downloads');
+  box.replaceChildren();
+  const stemOf = current.path.split('/').pop().replace(/\.[^.]*$/, '');
+  const add = (label, output, opts = {}) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = label;
+    b.onclick = () => download(output, opts);
+    box.append(b);
+  };
+  if (meta.kind === 'image') {
+    add('PNG', `${stemOf}.png`);
+    add('DDS (BC7)', `${stemOf}.dds`);
+    return;
+  }
+  if (meta.kind === 'glb') {
+    add('GLB', `${stemOf}.glb`);
+    add('GLB --quantize', `${stemOf}.glb`, { quantize: true });
+    add('GLB --quantize --compress', `${stemOf}.glb`, { quantize: true, compress: true });
+    add('glTF', `${stemOf}.gltf`);
+    add('OBJ', `${stemOf}.obj`);
+  }
+  for (const e of meta.outputs || []) if (e !== 'glb') add(`.${e}`, `${stemOf}.${e}`);
+  if (meta.outputs?.length > 1) add('dump .json', `${stemOf}.json`);
+}
+
+async function download(output, { quantize, compress } = {}) {
+  status(`writing ${output}`, true);
+  try {
+    const { bytes } = await call('convert', { path: current.path, motions: current.motions, output, quantize, compress });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([bytes]));
+    a.download = output;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    status(`${output}: ${bytes.length} bytes`);
+  } catch (e) { status(''); $('error').textContent = String(e.message || e); }
+}
+
+// Controls of the 3D view.
+$('skeleton').onchange = e => view3d?.setSkeleton(e.target.checked);
+$('lods').onchange = e => view3d?.setKinds({ lod: e.target.checked });
+$('collision').onchange = e => view3d?.setKinds({ collision: e.target.checked });
+$('markers').onchange = e => view3d?.setMarkers(e.target.checked);
+$('pbr').onchange = e => view3d?.setPbr(e.target.checked);
+$('clip').onchange = e => { view3d?.playClip(e.target.value === '' ? -1 : +e.target.value); $('play').textContent = 'pause'; };
+$('play').onclick = () => {
+  if (!view3d) return;
+  if (!view3d.action) { $('clip').selectedIndex = Math.min(1, $('clip').options.length - 1); $('clip').onchange({ target: $('clip') }); return; }
+  view3d.setPlaying(!view3d.playing);
+  $('play').textContent = view3d.playing ? 'pause' : 'play';
+};
+$('time').oninput = e => { if (view3d) { view3d.setPlaying(false); $('play').textContent = 'play'; view3d.setTime(+e.target.value); } };
+
+// Opening: the two inputs and drag and drop.
+$('open').onchange = e => openFiles([...e.target.files].map(f => ({ path: f.name, file: f })));
+$('open-folder').onchange = e => {
+  const files = [...e.target.files];
+  if (!files.length) return;
+  const top = files[0].webkitRelativePath.split('/')[0];
+  openFiles(files.map(f => ({ path: f.webkitRelativePath.split('/').slice(1).join('/') || f.name, file: f })), top);
+};
+
+// A dropped folder is walked with the entries API; its paths are relative to it.
+async function walk(entry, prefix, out) {
+  if (entry.isFile) {
+    out.push({ path: prefix + entry.name, file: await new Promise((ok, no) => entry.file(ok, no)) });
+  } else if (entry.isDirectory) {
+    const reader = entry.createReader();
+    for (;;) {
+      const batch = await new Promise((ok, no) => reader.readEntries(ok, no));
+      if (!batch.length) break;
+      for (const e of batch) await walk(e, prefix + entry.name + '/', out);
+    }
+  }
+}
+
+addEventListener('dragover', e => { e.preventDefault(); body.classList.add('dragging'); });
+addEventListener('dragleave', () => body.classList.remove('dragging'));
+addEventListener('drop', async e => {
+  e.preventDefault();
+  body.classList.remove('dragging');
+  const entries = [...e.dataTransfer.items].map(i => i.webkitGetAsEntry?.()).filter(Boolean);
+  if (entries.length === 1 && entries[0].isDirectory) {
+    const out = [];
+    const dir = entries[0];
+    await walk(dir, '', out);
+    openFiles(out.map(f => ({ ...f, path: f.path.split('/').slice(1).join('/') })), dir.name);
+  } else {
+    openFiles([...e.dataTransfer.files].map(f => ({ path: f.name, file: f })));
+  }
+});
+
+startWorker();

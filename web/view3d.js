@@ -1,0 +1,270 @@
+// Draws a GLB that hangar made: orbit camera framed on the model, lights of the file, skeleton,
+// animation clips, LOD and collision meshes, and labelled markers for hardpoints and attachment
+// points (nodes hangar marks in their extras). Knows glTF, not the games' formats.
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+
+export const BACKGROUND = 0x2b3440;
+
+// Shading by the angle between the surface and the view direction (a light at the camera).
+function headlight(shader) {
+  shader.vertexShader = 'varying float vShade;\n' + shader.vertexShader.replace('#include <project_vertex>', `#include <project_vertex>
+    vShade = dot(normal, normal) > 0.0 ? 0.35 + 0.65 * abs(normalize(normalMatrix * normal).z) : 1.0;`);
+  shader.fragmentShader = 'varying float vShade;\n' + shader.fragmentShader.replace('#include <opaque_fragment>', `outgoingLight *= vShade;
+    #include <opaque_fragment>`);
+}
+
+export class View3D {
+  constructor(host) {
+    this.host = host;
+    // No multisampling: without a GPU (SwiftShader) it doubles the time of a frame.
+    this.renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
+    this.ratio = Math.min(devicePixelRatio, 2);
+    this.renderer.setPixelRatio(this.ratio);
+    this.renderer.setClearColor(BACKGROUND);
+    this.camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    // Frames are drawn when something changed, not continuously: without a GPU one frame of a
+    // ship takes a large part of a second, and a page that draws all the time answers nothing.
+    this.controls.addEventListener('change', () => this.invalidate());
+    this.scene = new THREE.Scene();
+    this.scene.add(new THREE.HemisphereLight(0xffffff, 0x445566, 2.2));
+    const sun = new THREE.DirectionalLight(0xffffff, 2.0);
+    sun.position.set(3, 5, 4);
+    this.scene.add(sun);
+    this.last = performance.now();
+    this.mixer = null;
+    this.action = null;
+    this.playing = false;
+    this.labels = [];
+    this.onTime = () => {};
+    this.resize = new ResizeObserver(() => this.fit());
+  }
+
+  attach() {
+    if (this.renderer.domElement.parentNode !== this.host) this.host.replaceChildren(this.renderer.domElement);
+    this.resize.observe(this.host);
+    this.fit(false);
+  }
+
+  detach() {
+    this.resize.disconnect();
+    this.clear();
+  }
+
+  fit(draw = true) {
+    const w = this.host.clientWidth || 1, h = this.host.clientHeight || 1;
+    if (w === this.w && h === this.h) return;
+    this.w = w; this.h = h;
+    this.renderer.setSize(w, h, false);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    if (draw) this.invalidate();
+  }
+
+  // Draws a frame at the next animation frame; frames go on while a clip plays.
+  invalidate() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      if (!this.model) return;
+      this.frame();
+      if (this.playing && this.action) this.invalidate();
+    });
+  }
+
+  clear() {
+    if (this.model) {
+      this.scene.remove(this.model);
+      this.model.traverse(o => {
+        o.geometry?.dispose();
+        for (const m of new Set([].concat(o.material || [], o.userData.pbr || []))) { for (const v of Object.values(m)) v?.isTexture && v.dispose(); m.dispose(); }
+      });
+    }
+    if (this.skeleton) { this.scene.remove(this.skeleton); this.skeleton = null; }
+    for (const l of this.labels) l.el.remove();
+    this.labels = [];
+    this.model = null; this.mixer = null; this.action = null; this.clips = [];
+  }
+
+  // Parses the GLB and shows it; resolves when the first frame is drawn.
+  async show(bytes, { markers = true, pbr = false } = {}) {
+    const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+    const gltf = await new Promise((ok, fail) =>
+      loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
+    this.clear();
+    this.model = gltf.scene;
+    this.clips = gltf.animations;
+    this.scene.add(this.model);
+    this.markers = [];
+    this.model.traverse(o => {
+      const x4 = o.userData.x4 || {}, own = o.userData.hangar || {}, m3 = o.userData.m3 || {};
+      if (x4.collision) o.userData.kind = 'collision';
+      else if ((x4.lod ?? own.lod ?? 0) > 0) o.userData.kind = 'lod';
+      const marker = (x4.connection && !x4.part) || m3.attachmentPoint !== undefined;
+      if (marker && !o.isMesh) this.addMarker(o);
+    });
+    this.addBoxes();
+    this.setPbr(pbr);
+    this.setKinds({ lod: false, collision: false });
+    this.skeleton = null;
+    if (this.clips.length) this.mixer = new THREE.AnimationMixer(this.model);
+    this.frameModel();
+    this.attach();
+    this.setMarkers(markers);
+    // The first frame at half resolution (a frame's time goes with its pixels where there is no
+    // GPU), the full one once the page has been idle a moment.
+    this.renderer.setPixelRatio(this.ratio / 2);
+    this.w = 0;
+    this.fit(false);
+    this.pending = true;  // the frame below is the one the changes above asked for
+    this.frame();
+    requestAnimationFrame(() => { this.pending = false; });
+    clearTimeout(this.sharpen);
+    this.sharpen = setTimeout(() => { this.renderer.setPixelRatio(this.ratio); this.w = 0; this.fit(); }, 1000);
+    await new Promise(r => requestAnimationFrame(() => r()));
+    return { clips: this.clips.map(c => ({ name: c.name, duration: c.duration })), hasBones: this.hasBones() };
+  }
+
+  // A scene graph without meshes (an Anark .bsg) shows each node's bounding box from its extras.
+  addBoxes() {
+    let meshes = 0;
+    this.model.traverse(o => { if (o.isMesh) meshes++; });
+    if (meshes) return;
+    const nodes = [];
+    this.model.traverse(o => { if (o.userData.boundingBoxMin && o.userData.boundingBoxMax) nodes.push(o); });
+    nodes.forEach((o, i) => {
+      const [a, b] = [o.userData.boundingBoxMin, o.userData.boundingBoxMax].map(v => new THREE.Vector3(...v));
+      const size = b.clone().sub(a), center = a.clone().add(b).multiplyScalar(0.5);
+      const geo = new THREE.BoxGeometry(Math.max(size.x, 1e-3), Math.max(size.y, 1e-3), Math.max(size.z, 1e-3));
+      const color = new THREE.Color().setHSL((i * 0.13) % 1, 0.6, 0.55);
+      const box = new THREE.Mesh(geo, new THREE.MeshLambertMaterial({ color, transparent: true, opacity: 0.35, depthWrite: false }));
+      box.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color })));
+      box.position.copy(center);
+      o.add(box);
+      this.addMarker(o);
+    });
+  }
+
+  hasBones() {
+    let b = false;
+    this.model?.traverse(o => { if (o.isBone || o.isSkinnedMesh) b = true; });
+    return b;
+  }
+
+  addMarker(o) {
+    const dot = new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), new THREE.MeshBasicMaterial({ color: 0xffd866 }));
+    dot.userData.marker = true;
+    o.add(dot);
+    this.markers.push(dot);
+    const el = document.createElement('div');
+    el.className = 'label';
+    el.textContent = o.name;
+    this.labels.push({ el, obj: o });
+  }
+
+  setMarkers(on) {
+    for (const m of this.markers || []) m.visible = on;
+    for (const l of this.labels) (on ? this.host.append(l.el) : l.el.remove());
+    this.invalidate();
+  }
+
+  // The file's own (PBR) materials, or a quick copy of each: colour, texture and vertex colours
+  // shaded by the angle to the camera. In a browser without a GPU (SwiftShader) a lit shader takes
+  // seconds to compile for a ship, this one a tenth of a second.
+  setPbr(on) {
+    const fast = new Map();
+    this.model?.traverse(o => {
+      if (!o.isMesh || o.userData.marker) return;
+      o.userData.pbr ??= o.material;
+      const m = o.userData.pbr;
+      if (on) { o.material = m; return; }
+      if (Array.isArray(m)) return;
+      if (!fast.has(m)) {
+        const q = new THREE.MeshBasicMaterial({
+          name: m.name, color: m.color, map: m.map, vertexColors: m.vertexColors, transparent: m.transparent,
+          opacity: m.opacity, side: m.side, alphaTest: m.alphaTest,
+        });
+        q.onBeforeCompile = headlight;
+        q.customProgramCacheKey = () => 'headlight';
+        fast.set(m, q);
+      }
+      o.material = fast.get(m);
+    });
+    this.invalidate();
+  }
+
+  // Visible kinds of meshes: LODs other than the first, collision meshes.
+  setKinds(kinds) {
+    this.kinds = { ...this.kinds, ...kinds };
+    this.model?.traverse(o => { if (o.userData.kind) o.visible = !!this.kinds[o.userData.kind]; });
+    this.invalidate();
+  }
+
+  setSkeleton(on) {
+    if (on && !this.skeleton && this.model) {
+      this.skeleton = new THREE.SkeletonHelper(this.model);
+      this.scene.add(this.skeleton);
+    }
+    if (this.skeleton) this.skeleton.visible = on;
+    this.invalidate();
+  }
+
+  frameModel() {
+    const box = new THREE.Box3();
+    this.model.updateMatrixWorld(true);
+    this.model.traverse(o => { if ((o.isMesh || o.isSkinnedMesh) && o.visible && !o.userData.marker) box.expandByObject(o); });
+    if (box.isEmpty()) box.setFromObject(this.model);
+    if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
+    const size = box.getSize(new THREE.Vector3()), center = box.getCenter(new THREE.Vector3());
+    const radius = Math.max(size.length() / 2, 1e-3);
+    const dist = radius / Math.sin((this.camera.fov * Math.PI) / 360) * 0.8;
+    this.camera.near = dist / 1000; this.camera.far = dist * 100;
+    this.camera.position.copy(center).add(new THREE.Vector3(0.6, 0.45, 1).normalize().multiplyScalar(dist));
+    this.camera.updateProjectionMatrix();
+    this.controls.target.copy(center);
+    this.controls.update();
+    for (const m of this.markers) m.scale.setScalar(radius / 150 / Math.max(m.parent.getWorldScale(new THREE.Vector3()).x, 1e-6));
+  }
+
+  playClip(index) {
+    if (!this.mixer) return;
+    this.mixer.stopAllAction();
+    this.action = index >= 0 ? this.mixer.clipAction(this.clips[index]) : null;
+    if (this.action) { this.action.play(); this.playing = true; }
+    this.last = performance.now();
+    this.invalidate();
+  }
+
+  setPlaying(on) {
+    this.playing = on;
+    this.last = performance.now();
+    this.invalidate();
+  }
+
+  setTime(t) {
+    if (!this.action) return;
+    this.action.time = t;
+    this.mixer.update(0);
+    this.invalidate();
+  }
+
+  frame() {
+    const now = performance.now(), dt = (now - this.last) / 1000;
+    this.last = now;
+    if (this.mixer && this.action && this.playing) { this.mixer.update(dt); this.onTime(this.action.time, this.action.getClip().duration); }
+    this.renderer.render(this.scene, this.camera);
+    if (this.labels.length) {
+      const w = this.host.clientWidth, h = this.host.clientHeight, v = new THREE.Vector3();
+      for (const { el, obj } of this.labels) {
+        obj.getWorldPosition(v).project(this.camera);
+        const on = v.z < 1 && Math.abs(v.x) < 1 && Math.abs(v.y) < 1;
+        el.style.display = on ? '' : 'none';
+        if (on) { el.style.left = `${(v.x + 1) / 2 * w}px`; el.style.top = `${(1 - v.y) / 2 * h}px`; }
+      }
+    }
+  }
+}
