@@ -31,6 +31,7 @@ pub mod io;
 pub mod model;
 pub mod normalized;
 pub mod obj;
+pub mod original;
 pub mod raw;
 pub mod samples;
 pub mod validate;

@@ -40,7 +40,7 @@ fn invalid_xml(xml: &Path, doc_pos: usize, path: &str, message: impl Into<String
 }
 
 /// The entry of `dir` whose name equals `name` in any case (the game ignores case).
-fn find_in(dir: &Path, name: &str) -> Option<PathBuf> {
+pub(crate) fn find_in(dir: &Path, name: &str) -> Option<PathBuf> {
     let lower = name.to_lowercase();
     let entries = std::fs::read_dir(dir).ok()?;
     let mut found: Vec<PathBuf> = entries

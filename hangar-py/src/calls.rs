@@ -1,0 +1,111 @@
+//! Every call into the hangar library, in one place (the library's facade will replace these
+//! calls; nothing else in this crate names a library module that reads or writes a format).
+
+use hangar::any::{ConvertOptions, Info, Opened};
+use hangar::model::Scene;
+use hangar::validate::Finding;
+use hangar::{Result, Warning};
+use std::path::Path;
+
+/// `hangar info`: the numbers of the file `path` names (a file, or `GAME::path`).
+pub fn info(path: &Path) -> Result<Info> {
+    let bytes = hangar::vfs::read_arg(path)?;
+    let info = hangar::any::open(&bytes, path)?.info();
+    Ok(info)
+}
+
+/// `hangar validate`: the reader's warnings and the document's findings; an unreadable file is one
+/// finding, as the CLI reports it.
+pub fn validate(path: &Path) -> Vec<Finding> {
+    match hangar::vfs::read_arg(path).and_then(|b| Ok(hangar::any::open(&b, path)?.validate())) {
+        Ok(v) => v,
+        Err(e) => vec![e.into()],
+    }
+}
+
+/// The neutral scene of `path` (named after the file), with the reader's warnings.
+pub fn scene(path: &Path) -> Result<(Scene, Vec<Warning>)> {
+    let bytes = hangar::vfs::read_arg(path)?;
+    let opened = hangar::any::open(&bytes, path)?;
+    let name = path
+        .file_stem()
+        .map_or("model".into(), |s| s.to_string_lossy().into_owned());
+    let (scene, mut w) = opened
+        .document
+        .to_scene(&name, &[])
+        .map_err(|e| e.in_file(path))?;
+    w.splice(0..0, opened.warnings);
+    Ok((scene, w))
+}
+
+/// `hangar convert INPUT OUTPUT`, written; returns the warnings.
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    motions: &[std::path::PathBuf],
+    opts: &ConvertOptions,
+) -> Result<Vec<Warning>> {
+    if motions.is_empty() && hangar::any::writes_component(input, output) {
+        let written = hangar::any::gltf_to_component(input, output)?;
+        let files = hangar::original::Files {
+            files: written.files,
+            warnings: written.warnings,
+        };
+        files.write()?;
+        return Ok(files.warnings);
+    }
+    if input.is_dir() {
+        let c = hangar::any::convert_component(input, output, opts)?;
+        c.write(output)?;
+        return Ok(c.warnings);
+    }
+    let bytes = hangar::vfs::read_arg(input)?;
+    let opened = hangar::any::open(&bytes, input)?;
+    let motion_bytes = motions
+        .iter()
+        .map(|m| hangar::vfs::read_arg(m))
+        .collect::<Result<Vec<_>>>()?;
+    let motion_files = motions
+        .iter()
+        .zip(&motion_bytes)
+        .map(|(m, b)| hangar::any::open(b, m))
+        .collect::<Result<Vec<Opened<'_>>>>()?;
+    let labels: Vec<(String, &Opened<'_>)> = motions
+        .iter()
+        .zip(&motion_files)
+        .map(|(m, o)| {
+            let stem = m
+                .file_stem()
+                .map_or("motion".into(), |s| s.to_string_lossy().into_owned());
+            (stem, o)
+        })
+        .collect();
+    let wrote = hangar::any::convert_and_write(&opened, input, output, &labels, opts)?;
+    let mut w = opened.warnings.clone();
+    w.extend(wrote.warnings);
+    Ok(w)
+}
+
+/// Texture options as the CLI builds them: `GAME::` inputs look their textures up in the game.
+pub fn texture_options(
+    input: &Path,
+    mode: hangar::textures::Mode,
+) -> Result<hangar::textures::Options> {
+    let mut views = Vec::new();
+    if let Some((game, _)) = input.to_str().and_then(hangar::vfs::split_spec) {
+        views.push(hangar::vfs::GameView::open(&game)?);
+    }
+    Ok(hangar::textures::Options {
+        views,
+        mode,
+        ..Default::default()
+    })
+}
+
+/// Writes `scene` as `output` (and, for a component, its data folder and .ani; `original` is the
+/// file the scene was read from); returns the warnings.
+pub fn write(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Vec<Warning>> {
+    let files = hangar::original::from_scene(scene, output, original)?;
+    files.write()?;
+    Ok(files.warnings)
+}
