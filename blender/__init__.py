@@ -84,7 +84,7 @@ def blender_mesh_arrays(me):
     uvs = []
     for layer in me.uv_layers:
         uv = np.empty(nl * 2, np.float32)
-        layer.data.foreach_get("uv", uv)
+        me.attributes[layer.name].data.foreach_get("vector", uv)
         uvs.append(uv)
     return co, vi, mat, uvs
 
@@ -125,25 +125,39 @@ def build_mesh(m, materials, name):
     me.polygons.foreach_set("material_index", mat)
     uvs = []
     for k, uv in enumerate(m.uvs):
-        layer = me.uv_layers.new(name=f"UVMap{k}" if k else "UVMap")
-        u = np.asarray(uv, np.float32)[tri].copy()
+        # A FLOAT2 corner attribute is a UV map (Blender 4.2 on), and much faster to fill.
+        layer = me.attributes.new(f"UVMap{k}" if k else "UVMap", "FLOAT2", "CORNER")
+        u = np.asarray(uv, np.float32)[tri]
         u[:, 1] = 1.0 - u[:, 1]  # glTF's origin is the top left, Blender's the bottom left
         u = u.ravel()
-        layer.data.foreach_set("uv", u)
+        layer.data.foreach_set("vector", u)
         uvs.append(u)
     for k, c in enumerate(m.colors):
         a = me.color_attributes.new(name=f"Color{k}", type="FLOAT_COLOR", domain="POINT")
         a.data.foreach_set("color", np.asarray(c, np.float32).ravel())
-    me.polygons.foreach_set("use_smooth", np.ones(nt, bool))
     me.update()
+    if hasattr(me, "shade_smooth"):
+        me.shade_smooth()
+    else:
+        me.polygons.foreach_set("use_smooth", np.ones(nt, bool))
     if m.normals is not None and nv:
-        n = pts_to_blender(m.normals)
-        try:
-            me.normals_split_custom_set_from_vertices(n)
-        except (TypeError, ValueError, RuntimeError):
-            pass
+        set_normals(me, pts_to_blender(m.normals))
     me[DIGEST] = mesh_digest(co, tri, mat, uvs)
     return me
+
+
+def set_normals(me, n):
+    """The game's normals as custom normals: a free-normal attribute where Blender has them (5.0), else
+    the split normals API."""
+    a = me.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
+    a.data.foreach_set("vector", n.ravel())
+    if getattr(me, "has_custom_normals", False):
+        return
+    me.attributes.remove(me.attributes["custom_normal"])
+    try:
+        me.normals_split_custom_set_from_vertices(n)
+    except (TypeError, ValueError, RuntimeError):
+        pass
 
 
 def node_matrix_blender(n):
@@ -368,7 +382,7 @@ def mesh_from_blender(hangar, ob, materials, mat_index):
     uvs = []
     for layer in me.uv_layers:
         luv = np.empty(len(me.loops) * 2, np.float32)
-        layer.data.foreach_get("uv", luv)
+        me.attributes[layer.name].data.foreach_get("vector", luv)
         luv = luv.reshape(-1, 2)
         per_v = np.zeros((nv, 2), np.float32)
         per_v[tv] = luv[tl]

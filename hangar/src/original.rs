@@ -121,7 +121,8 @@ fn carry_data(scene: &Scene, original: &Path, output: &Path, out: &mut Files) ->
         return Ok(());
     };
     let src_dir = original.parent().unwrap_or(Path::new("."));
-    let Some(src_data) = crate::assemble::component::find_in(src_dir, data).filter(|d| d.is_dir()) else {
+    let Some(src_data) = crate::assemble::component::find_in(src_dir, data).filter(|d| d.is_dir())
+    else {
         return Ok(());
     };
     let out_data = output.parent().unwrap_or(Path::new("")).join(data);
