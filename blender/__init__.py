@@ -14,7 +14,7 @@ import time
 
 import bpy
 import numpy as np
-from bpy.props import StringProperty
+from bpy.props import CollectionProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 from mathutils import Matrix, Quaternion, Vector
 
@@ -192,11 +192,11 @@ def add_armature(scene, coll, objs, skin_index, parent_obj):
     for j in skin.joints:
         n = scene.nodes[j]
         b = arm.edit_bones.new(n.name or f"bone{j}")
-        m = wm(j)
-        b.head = m.to_translation()
-        b.tail = b.head + (m.to_3x3() @ Vector((0, 0.05, 0)))
-        if (b.tail - b.head).length < 1e-6:
-            b.tail = b.head + Vector((0, 0.05, 0))
+        loc, rot, _ = wm(j).decompose()
+        b.head, b.tail = (0, 0, 0), (0, 0.05, 0)
+        # The bone's rest is the joint's rest (no scale): pose keys are then the node's keys
+        # relative to its rest transform.
+        b.matrix = Matrix.LocRotScale(loc, rot, None)
         eb[j] = b
     for j in skin.joints:
         p = scene.nodes[j].parent
@@ -232,9 +232,12 @@ def add_weights(ob, m, skin, bone_names, scene):
                 g.add(verts[a:b].tolist(), float(ws[a]), "ADD")
 
 
-def import_file(context, path):
+MOTIONS = (".xsm", ".xpm", ".m3a")
+
+
+def import_file(context, path, motions=()):
     hangar = _hangar()
-    scene = hangar.open(path)
+    scene = hangar.open(path, motions=list(motions))
     stem = os.path.splitext(os.path.basename(path))[0]
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     component = ext == "xml"
@@ -316,6 +319,16 @@ def import_file(context, path):
         add_weights(ob, scene.meshes[n.mesh], scene.skins[n.skin], names, scene)
         mod = ob.modifiers.new("Armature", "ARMATURE")
         mod.object = arm
+    bones = {}
+    for skin_index, (arm, names) in arm_for_skin.items():
+        for j, name in names.items():
+            bones[j] = (arm, name)
+            arm.pose.bones[name].rotation_mode = "QUATERNION"
+    warnings = list(scene.warnings)
+    try:
+        import_animations(scene, objs, bones, context.scene.render.fps / context.scene.render.fps_base)
+    except Exception as e:  # the model is in; its clips are not worth losing it for
+        warnings.append(f"animations left out: {e}")
     # After an import, what was imported is selected and its collection active: File > Export
     # right after writes it back.
     for o in context.view_layer.objects:
@@ -325,7 +338,7 @@ def import_file(context, path):
     lc = find_layer_collection(context.view_layer.layer_collection, coll)
     if lc is not None:
         context.view_layer.active_layer_collection = lc
-    return coll, scene.warnings
+    return coll, warnings
 
 
 def find_layer_collection(lc, coll):
@@ -336,6 +349,118 @@ def find_layer_collection(lc, coll):
         if r is not None:
             return r
     return None
+
+
+# ---- animations: one action per clip and animated object, keys set with foreach_set ----
+
+INTERP = {"STEP": 0, "LINEAR": 1}  # the enum indices of Keyframe.interpolation (CONSTANT, LINEAR)
+
+
+def qmul(a, b):
+    """Quaternion products, w x y z rows."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], -1)
+
+
+def qrot(q, v):
+    """Vectors v turned by the unit quaternion q (w x y z)."""
+    u = q[..., 1:]
+    t = 2.0 * np.cross(u, v)
+    return v + q[..., :1] * t + np.cross(u, t)
+
+
+def values_to_blender(prop, v):
+    """glTF-frame key values (x y z / x y z w) to Blender's frame (x y z / w x y z)."""
+    v = np.asarray(v, np.float64).reshape(len(v), -1)
+    if prop == "translation":
+        return np.stack([v[:, 0], -v[:, 2], v[:, 1]], -1)
+    if prop == "rotation":
+        return np.stack([v[:, 3], v[:, 0], -v[:, 2], v[:, 1]], -1)
+    return np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
+
+
+def new_fcurve(action, target, data_path, index, group):
+    """An F-curve of `action` for `target`: through the action's slot for it (Blender 4.4 on, the only
+    way in 5.0), else the action's own list (4.2)."""
+    if hasattr(action, "slots") and hasattr(action, "layers"):
+        slots = [x for x in action.slots if x.name_display == target.name]
+        slot = slots[0] if slots else action.slots.new(id_type="OBJECT", name=target.name)
+        if not action.layers:
+            action.layers.new("Layer").strips.new(type="KEYFRAME")
+        bag = action.layers[0].strips[0].channelbag(slot, ensure=True)
+        return bag.fcurves.new(data_path, index=index, group_name=group), slot
+    return action.fcurves.new(data_path, index=index, action_group=group), None
+
+
+def add_keys(fc, frames, values, interpolation):
+    n = len(frames)
+    fc.keyframe_points.add(n)
+    co = np.empty(n * 2, np.float32)
+    co[0::2], co[1::2] = frames, values
+    fc.keyframe_points.foreach_set("co", co)
+    fc.keyframe_points.foreach_set("interpolation", np.full(n, INTERP.get(interpolation, 1), np.int32))
+    fc.update()
+
+
+def import_animations(scene, objs, bones, fps):
+    """Actions for the scene's clips: object channels on the part objects, joint channels on the pose
+    bones (relative to the joint's rest). Returns the number of actions made."""
+    made = 0
+    rest = {}
+    for i, n in enumerate(scene.nodes):
+        t, q, _ = trs_to_blender(n.translation, n.rotation, n.scale)
+        rest[i] = (np.array(t, np.float64), np.array(q, np.float64))
+    first = {}
+    for a in scene.animations:
+        actions = {}
+        for c in a.channels:
+            if c.property == "weights" or len(c.times) == 0:
+                continue
+            frames = np.asarray(c.times, np.float64) * fps
+            v = values_to_blender(c.property, c.values)
+            if len(v) != len(frames):
+                continue  # cubic splines carry tangents: not read here
+            if c.node in bones:
+                arm, bone = bones[c.node]
+                target, base = arm, f'pose.bones["{bone}"].'
+                t_r, q_r = rest[c.node]
+                q_inv = q_r * np.array([1.0, -1.0, -1.0, -1.0])
+                if c.property == "translation":
+                    v = qrot(np.broadcast_to(q_inv, (len(v), 4)), v - t_r)
+                elif c.property == "rotation":
+                    v = qmul(np.broadcast_to(q_inv, (len(v), 4)), v)
+                group = bone
+            elif objs[c.node] is not None:
+                target, base, group = objs[c.node], "", objs[c.node].name
+            else:
+                continue
+            key = target.name
+            if key not in actions:
+                act = bpy.data.actions.new(f"{a.name}" if target.type == "ARMATURE" else f"{a.name} {target.name}")
+                act.use_fake_user = True
+                act["hangar_clip"] = a.name
+                actions[key] = (act, target)
+                made += 1
+            act = actions[key][0]
+            path = base + {"translation": "location", "rotation": "rotation_quaternion", "scale": "scale"}[c.property]
+            slot = None
+            for k in range(v.shape[1]):
+                fc, slot = new_fcurve(act, target, path, k, group)
+                add_keys(fc, frames, v[:, k], c.interpolation)
+            if target.name not in first:
+                first[target.name] = (target, act, slot)
+    # A skeleton plays its first clip; a component's parts keep their rest (their offsets) on
+    # show, the clips wait as actions (a part playing a clip would be exported where the clip has it).
+    for target, act, slot in first.values():
+        if target.type != "ARMATURE":
+            continue
+        ad = target.animation_data or target.animation_data_create()
+        ad.action = act
+        if slot is not None and hasattr(ad, "action_slot"):
+            ad.action_slot = slot
+    return made
 
 
 # ---- export ----
@@ -475,11 +600,21 @@ class IMPORT_SCENE_OT_hangar(bpy.types.Operator, ImportHelper):
     bl_options = {"REGISTER", "UNDO"}
     filename_ext = ""
     filter_glob: StringProperty(default="*" + ";*".join(EXTS.split(";")), options={"HIDDEN"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
     def execute(self, context):
         t = time.perf_counter()
+        # Several files chosen: an actor or M3 with its motions (.xsm, .xpm, .m3a) as its clips.
+        chosen = [os.path.join(self.directory, f.name) for f in self.files if f.name] if self.directory else []
+        model = self.filepath
+        motions = [f for f in chosen if f.lower().endswith(MOTIONS)]
+        models = [f for f in chosen if not f.lower().endswith(MOTIONS)]
+        if models:
+            model = models[0]
+        motions = [m for m in motions if m != model]
         try:
-            coll, warnings = import_file(context, self.filepath)
+            coll, warnings = import_file(context, model, motions)
         except Exception as e:  # hangar.Error and Blender's own
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

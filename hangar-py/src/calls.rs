@@ -5,7 +5,7 @@ use hangar::any::{ConvertOptions, Info, Opened};
 use hangar::model::Scene;
 use hangar::validate::Finding;
 use hangar::{Result, Warning};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `hangar info`: the numbers of the file `path` names (a file, or `GAME::path`).
 pub fn info(path: &Path) -> Result<Info> {
@@ -23,26 +23,54 @@ pub fn validate(path: &Path) -> Vec<Finding> {
     }
 }
 
-/// The neutral scene of `path` (named after the file), with the reader's warnings.
-pub fn scene(path: &Path) -> Result<(Scene, Vec<Warning>)> {
+/// The neutral scene of `path` (named after the file) with the clips of `motions` (an M3's .m3a,
+/// an actor's .xsm / .xpm), and the readers' warnings.
+pub fn scene(path: &Path, motions: &[PathBuf]) -> Result<(Scene, Vec<Warning>)> {
     let bytes = hangar::vfs::read_arg(path)?;
     let opened = hangar::any::open(&bytes, path)?;
     let name = path
         .file_stem()
         .map_or("model".into(), |s| s.to_string_lossy().into_owned());
+    let motion_bytes = motions
+        .iter()
+        .map(|m| hangar::vfs::read_arg(m))
+        .collect::<Result<Vec<_>>>()?;
+    let motion_files = motions
+        .iter()
+        .zip(&motion_bytes)
+        .map(|(m, b)| hangar::any::open(b, m))
+        .collect::<Result<Vec<Opened<'_>>>>()?;
+    let labels = labels(motions, &motion_files);
     let (scene, mut w) = opened
         .document
-        .to_scene(&name, &[])
+        .to_scene(&name, &labels)
         .map_err(|e| e.in_file(path))?;
     w.splice(0..0, opened.warnings);
+    for o in &motion_files {
+        w.extend(o.warnings.iter().cloned());
+    }
     Ok((scene, w))
+}
+
+/// Each motion file named by its stem, as the CLI's `--motion` labels them.
+fn labels<'o, 'a>(motions: &[PathBuf], opened: &'o [Opened<'a>]) -> Vec<(String, &'o Opened<'a>)> {
+    motions
+        .iter()
+        .zip(opened)
+        .map(|(m, o)| {
+            let stem = m
+                .file_stem()
+                .map_or("motion".into(), |s| s.to_string_lossy().into_owned());
+            (stem, o)
+        })
+        .collect()
 }
 
 /// `hangar convert INPUT OUTPUT`, written; returns the warnings.
 pub fn convert(
     input: &Path,
     output: &Path,
-    motions: &[std::path::PathBuf],
+    motions: &[PathBuf],
     opts: &ConvertOptions,
 ) -> Result<Vec<Warning>> {
     if motions.is_empty() && hangar::any::writes_component(input, output) {
@@ -70,16 +98,7 @@ pub fn convert(
         .zip(&motion_bytes)
         .map(|(m, b)| hangar::any::open(b, m))
         .collect::<Result<Vec<Opened<'_>>>>()?;
-    let labels: Vec<(String, &Opened<'_>)> = motions
-        .iter()
-        .zip(&motion_files)
-        .map(|(m, o)| {
-            let stem = m
-                .file_stem()
-                .map_or("motion".into(), |s| s.to_string_lossy().into_owned());
-            (stem, o)
-        })
-        .collect();
+    let labels = labels(motions, &motion_files);
     let wrote = hangar::any::convert_and_write(&opened, input, output, &labels, opts)?;
     let mut w = opened.warnings.clone();
     w.extend(wrote.warnings);

@@ -86,10 +86,12 @@ fn convert(
     json_text(&warnings)
 }
 
-/// The neutral scene of a file as a dict of lists and numpy arrays, and the warnings (JSON text).
+/// The neutral scene of a file (with the clips of `motions`) as a dict of lists and numpy arrays,
+/// and the warnings (JSON text).
 #[pyfunction]
-fn open(py: Python<'_>, path: PathBuf) -> PyResult<(Py<PyDict>, String)> {
-    let (scene, warnings) = py.detach(|| calls::scene(&path)).map_err(err)?;
+#[pyo3(signature = (path, motions=Vec::new()))]
+fn open(py: Python<'_>, path: PathBuf, motions: Vec<PathBuf>) -> PyResult<(Py<PyDict>, String)> {
+    let (scene, warnings) = py.detach(|| calls::scene(&path, &motions)).map_err(err)?;
     let d = scene_to_py(py, &scene)?;
     Ok((d.unbind(), json_text(&warnings)?))
 }

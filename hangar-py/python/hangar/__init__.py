@@ -239,11 +239,12 @@ def _scene(d: dict, warnings: list, source: str) -> Scene:
     )
 
 
-def open(path: str | PathLike[str]) -> Scene:
+def open(path: str | PathLike[str], *, motions: list = []) -> Scene:
     """The neutral scene of a model file (XMF, M3, XAC, component XML, glTF, ...): nodes, meshes with
     numpy arrays (positions float32 (N, 3), normals, tangents (N, 4), uvs and colors lists, indices
-    uint32 per primitive, joints uint16 (N, 4), weights float32 (N, 4)), materials, skins, animations."""
-    d, w = _native.open(fspath(path))
+    uint32 per primitive, joints uint16 (N, 4), weights float32 (N, 4)), materials, skins, animations.
+    ``motions``: animation files whose clips are added (an M3's .m3a, an XAC actor's .xsm / .xpm)."""
+    d, w = _native.open(fspath(path), [fspath(m) for m in motions])
     return _scene(d, json.loads(w), fspath(path))
 
 
