@@ -31,15 +31,8 @@ pub fn scene(path: &Path, motions: &[PathBuf]) -> Result<(Scene, Vec<Warning>)> 
     let name = path
         .file_stem()
         .map_or("model".into(), |s| s.to_string_lossy().into_owned());
-    let motion_bytes = motions
-        .iter()
-        .map(|m| hangar::vfs::read_arg(m))
-        .collect::<Result<Vec<_>>>()?;
-    let motion_files = motions
-        .iter()
-        .zip(&motion_bytes)
-        .map(|(m, b)| hangar::any::open(b, m))
-        .collect::<Result<Vec<Opened<'_>>>>()?;
+    let motion_bytes = read_all(motions)?;
+    let motion_files = open_all(motions, &motion_bytes)?;
     let labels = labels(motions, &motion_files);
     let (scene, mut w) = opened
         .document
@@ -50,6 +43,20 @@ pub fn scene(path: &Path, motions: &[PathBuf]) -> Result<(Scene, Vec<Warning>)> 
         w.extend(o.warnings.iter().cloned());
     }
     Ok((scene, w))
+}
+
+/// The bytes of each motion file (a file or `GAME::path`).
+fn read_all(motions: &[PathBuf]) -> Result<Vec<hangar::io::Input>> {
+    motions.iter().map(|m| hangar::vfs::read_arg(m)).collect()
+}
+
+/// Each motion file opened from its bytes.
+fn open_all<'a>(motions: &[PathBuf], bytes: &'a [hangar::io::Input]) -> Result<Vec<Opened<'a>>> {
+    motions
+        .iter()
+        .zip(bytes)
+        .map(|(m, b)| hangar::any::open(b, m))
+        .collect()
 }
 
 /// Each motion file named by its stem, as the CLI's `--motion` labels them.
@@ -89,15 +96,8 @@ pub fn convert(
     }
     let bytes = hangar::vfs::read_arg(input)?;
     let opened = hangar::any::open(&bytes, input)?;
-    let motion_bytes = motions
-        .iter()
-        .map(|m| hangar::vfs::read_arg(m))
-        .collect::<Result<Vec<_>>>()?;
-    let motion_files = motions
-        .iter()
-        .zip(&motion_bytes)
-        .map(|(m, b)| hangar::any::open(b, m))
-        .collect::<Result<Vec<Opened<'_>>>>()?;
+    let motion_bytes = read_all(motions)?;
+    let motion_files = open_all(motions, &motion_bytes)?;
     let labels = labels(motions, &motion_files);
     let wrote = hangar::any::convert_and_write(&opened, input, output, &labels, opts)?;
     let mut w = opened.warnings.clone();
