@@ -6,11 +6,11 @@ does not show stays on the objects as custom properties (`hangar_extras`: the no
 the source path and a digest of each imported mesh: exported with no edit, the files come back byte for
 byte (the library rewrites the original file); an edited mesh or a moved part is written from Blender.
 """
-import hashlib
 import json
 import math
 import os
 import time
+import zlib
 
 import bpy
 import numpy as np
@@ -66,11 +66,13 @@ def trs_from_blender(loc, quat, scale):
 # ---- digests: what a mesh holds in Blender, hashed the same way at import and export ----
 
 def mesh_digest(co, vi, mat, uvs):
-    h = hashlib.md5()
+    """CRC-32 and length of each array (no copies): any edit of the vertices, corners, material slots
+    or UVs changes it."""
+    parts = []
     for a in (co, vi, mat, *uvs):
-        h.update(np.ascontiguousarray(a).tobytes())
-        h.update(b"|")
-    return h.hexdigest()
+        a = np.ascontiguousarray(a)
+        parts.append(f"{zlib.crc32(a.data):08x}:{a.nbytes}")
+    return "/".join(parts)
 
 
 def blender_mesh_arrays(me):
