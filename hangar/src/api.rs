@@ -382,3 +382,32 @@ impl std::fmt::Debug for Opened {
             .finish()
     }
 }
+
+/// A neutral scene made or edited elsewhere (the Python package, the Blender extension) written as
+/// `output`, whose extension picks the type (`.xml` a whole component, `.glb`, `.gltf`, or a game
+/// format written from a scene). `original`, for a component, is the XML the scene was read from:
+/// the files of its data folder the scene does not rewrite are carried byte for byte. Every file
+/// is written whole, all of them or none.
+pub fn write_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Wrote> {
+    let files = crate::original::from_scene(scene, output, original)?;
+    files.write()?;
+    Ok(Wrote {
+        bytes: files.files.iter().map(|(_, b)| b.len()).sum(),
+        files: files.files.len().saturating_sub(1),
+        warnings: files.warnings,
+        what: String::new(),
+    })
+}
+
+impl ConvertOptions {
+    /// Options for converting `input` with textures looked up first in `views` (`--textures-from`,
+    /// `--game`), then, for a `GAME::path` input, in that game.
+    pub fn for_input(input: &Path, mut views: Vec<GameView>) -> Result<ConvertOptions> {
+        if let Some((game, _)) = input.to_str().and_then(crate::vfs::split_spec) {
+            views.push(GameView::open(&game)?);
+        }
+        let mut options = ConvertOptions::default();
+        options.textures.views = views;
+        Ok(options)
+    }
+}

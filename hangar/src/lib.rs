@@ -34,12 +34,15 @@ pub mod io;
 pub mod model;
 pub mod normalized;
 pub mod obj;
+pub mod original;
 pub mod raw;
 pub mod samples;
 pub mod validate;
 pub mod vfs;
 
-pub use api::{open, ConvertOptions, Converted, Info, Opened, Source, WriteOptions, Wrote};
+pub use api::{
+    open, write_scene, ConvertOptions, Converted, Info, Opened, Source, WriteOptions, Wrote,
+};
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};

@@ -26,7 +26,7 @@ fn invalid_xml(xml: &Path, doc_pos: usize, path: &str, message: impl Into<String
 }
 
 /// The entry of `dir` whose name equals `name` in any case (the game ignores case).
-fn find_in(dir: &Path, name: &str) -> Option<PathBuf> {
+pub(crate) fn find_in(dir: &Path, name: &str) -> Option<PathBuf> {
     let lower = name.to_lowercase();
     let entries = std::fs::read_dir(dir).ok()?;
     let mut found: Vec<PathBuf> = entries
@@ -561,7 +561,10 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             }
         }
     }
-    let loaded: Vec<Result<(Scene, Vec<Warning>, String)>> = jobs
+    // (part scene, warnings, file md5, each node's mesh digest): the digests too are made in
+    // parallel, after a collision mesh is welded as the writer will store it.
+    type Loaded = (Scene, Vec<Warning>, String, Vec<Option<String>>);
+    let loaded: Vec<Result<Loaded>> = jobs
         .par_iter()
         .map(|(_, piece, game_path, stem, _)| {
             let path = &label_of(view, game_path);
@@ -572,33 +575,36 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             } else {
                 Role::Visual
             };
-            let (sub, w2) = xmf::mesh::to_scene(&file, stem, role).map_err(|e| e.in_file(path))?;
+            let (mut sub, w2) =
+                xmf::mesh::to_scene(&file, stem, role).map_err(|e| e.in_file(path))?;
             w.extend(w2);
+            if *piece == Piece::Collision {
+                sub.meshes.iter_mut().for_each(weld_collision);
+            }
+            let shapes = sub
+                .nodes
+                .iter()
+                .map(|n| {
+                    let m = sub.meshes.get(n.mesh?)?;
+                    Some(m.shape_digest(&sub.materials))
+                })
+                .collect();
             // The part's warnings say which file of the data folder they are about.
             let file = game_path.rsplit('/').next().unwrap_or_default();
             for x in &mut w {
                 x.path = format!("{file}: {}", x.path);
             }
-            Ok((sub, w, crate::formats::catalog::md5_hex(&bytes)))
+            Ok((sub, w, crate::formats::catalog::md5_hex(&bytes), shapes))
         })
         .collect();
     for ((node, piece, path, _, reused), r) in jobs.iter().zip(loaded) {
-        let (mut sub, w, md5) = r?;
+        let (sub, w, md5, shapes) = r?;
         warnings.extend(w);
-        if *piece == Piece::Collision {
-            sub.meshes.iter_mut().for_each(weld_collision);
-        }
         let file = path.rsplit('/').next().unwrap_or_default().to_string();
         // Where the file came from and what its mesh looked like: an untouched mesh is written
         // back as this very file (see `original_xmf`).
         let source = label_of(view, path).to_string_lossy().into_owned();
-        for i in scene.append(sub, Some(*node)) {
-            let shape = scene
-                .nodes
-                .get(i)
-                .and_then(|n| n.mesh)
-                .and_then(|m| scene.meshes.get(m))
-                .map(|m| m.shape_digest(&scene.materials));
+        for (i, shape) in scene.append(sub, Some(*node)).into_iter().zip(shapes) {
             if let Some(n) = scene.nodes.get_mut(i) {
                 let mut mark = match piece {
                     Piece::Lod(l) => json!({ "lod": l, "file": file }),

@@ -299,12 +299,19 @@ impl Mesh {
     pub fn shape_digest(&self, materials: &[Material]) -> String {
         use md5::{Digest, Md5};
         let q = |v: f32| (f64::from(v) * 1e4).round() as i64;
-        let mut tris: Vec<(&str, [[i64; 5]; 3])> = Vec::with_capacity(self.triangle_count());
-        for p in &self.primitives {
-            let material = p
-                .material
+        // Sorted by material name, then corners: the names are ranked once (equal names, equal
+        // rank) so the sort compares integers, not strings.
+        let name_of = |p: &Primitive| {
+            p.material
                 .and_then(|m| materials.get(m))
-                .map_or("", |m| m.name.as_str());
+                .map_or("", |m| m.name.as_str())
+        };
+        let mut names: Vec<&str> = self.primitives.iter().map(name_of).collect();
+        names.sort_unstable();
+        names.dedup();
+        let mut tris: Vec<(usize, [[i64; 5]; 3])> = Vec::with_capacity(self.triangle_count());
+        for p in &self.primitives {
+            let rank = names.binary_search(&name_of(p)).unwrap_or(0);
             for t in p.indices.chunks_exact(3) {
                 let corner = |i: u32| {
                     let i = i as usize;
@@ -322,13 +329,13 @@ impl Mesh {
                 // The same triangle from any starting corner, winding kept.
                 let first = (0..3).min_by_key(|&k| c[k]).unwrap_or(0);
                 c.rotate_left(first);
-                tris.push((material, c));
+                tris.push((rank, c));
             }
         }
         tris.sort_unstable();
         let mut h = Md5::new();
-        for (m, c) in &tris {
-            h.update(m.as_bytes());
+        for (rank, c) in &tris {
+            h.update(names.get(*rank).copied().unwrap_or("").as_bytes());
             h.update([0]);
             for v in c.iter().flatten() {
                 h.update(v.to_le_bytes());

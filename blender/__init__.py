@@ -1,0 +1,709 @@
+"""hangar in Blender: File > Import / Export > "Game model (hangar)" for X4 / X Rebirth components (XML
+with its _data folder and .ani), XMF, XAC and StarCraft II M3, on the hangar library (the `hangar` wheel).
+
+Mesh data goes in and out with foreach_set / foreach_get on numpy arrays. What the game needs and Blender
+does not show stays on the objects as custom properties (`hangar_extras`: the node's extras as JSON), with
+the source path and a digest of each imported mesh: exported with no edit, the files come back byte for
+byte (the library rewrites the original file); an edited mesh or a moved part is written from Blender.
+"""
+import json
+import math
+import os
+import time
+import zlib
+
+import bpy
+import numpy as np
+from bpy.props import CollectionProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+from mathutils import Matrix, Quaternion, Vector
+
+NODE = "hangar_node"  # the node's index in the imported scene
+EXTRAS = "hangar_extras"  # the node's extras (JSON)
+SOURCE = "hangar_source"  # on the collection: the imported file
+KIND = "hangar_kind"  # on the collection: component, xmf, m3, xac, ...
+DIGEST = "hangar_digest"  # on a mesh: digest of the data as imported
+FULL_NAME = "hangar_name"  # the node's name when Blender cut it (63 bytes)
+
+EXTS = ".xml;.xmf;.m3;.m3a;.xac;.xsm;.xpm;.ani;.glb;.gltf"
+
+
+def _hangar():
+    import hangar  # the wheel shipped in the extension
+
+    return hangar
+
+
+# ---- frames: glTF (+Y up) <-> Blender (+Z up); exact (swaps and negations only) ----
+
+def pts_to_blender(a):
+    a = np.asarray(a, dtype=np.float32)
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 0]
+    out[:, 1] = -a[:, 2]
+    out[:, 2] = a[:, 1]
+    return out
+
+
+def pts_from_blender(a):
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 0]
+    out[:, 1] = a[:, 2]
+    out[:, 2] = -a[:, 1]
+    return out
+
+
+def trs_to_blender(t, r, s):
+    x, y, z, w = r
+    return (t[0], -t[2], t[1]), (w, x, -z, y), (s[0], s[2], s[1])
+
+
+def trs_from_blender(loc, quat, scale):
+    w, x, y, z = quat
+    return [loc[0], loc[2], -loc[1]], [x, z, -y, w], [scale[0], scale[2], scale[1]]
+
+
+# ---- digests: what a mesh holds in Blender, hashed the same way at import and export ----
+
+def mesh_digest(co, vi, mat, uvs):
+    """CRC-32 and length of each array (no copies): any edit of the vertices, corners, material slots
+    or UVs changes it."""
+    parts = []
+    for a in (co, vi, mat, *uvs):
+        a = np.ascontiguousarray(a)
+        parts.append(f"{zlib.crc32(a.data):08x}:{a.nbytes}")
+    return "/".join(parts)
+
+
+def blender_mesh_arrays(me):
+    nv, nl, npoly = len(me.vertices), len(me.loops), len(me.polygons)
+    co = np.empty(nv * 3, np.float32)
+    me.vertices.foreach_get("co", co)
+    vi = np.empty(nl, np.int32)
+    me.loops.foreach_get("vertex_index", vi)
+    mat = np.empty(npoly, np.int32)
+    me.polygons.foreach_get("material_index", mat)
+    uvs = []
+    for layer in me.uv_layers:
+        uv = np.empty(nl * 2, np.float32)
+        me.attributes[layer.name].data.foreach_get("vector", uv)
+        uvs.append(uv)
+    return co, vi, mat, uvs
+
+
+# ---- import ----
+
+def build_mesh(m, materials, name):
+    """A Blender mesh from a hangar mesh: one face a triangle, one loop a corner."""
+    me = bpy.data.meshes.new(name)
+    pos = pts_to_blender(m.positions)
+    idx = [p.indices for p in m.primitives]
+    tri = np.concatenate(idx).astype(np.int32) if idx else np.zeros(0, np.int32)
+    nv, nl = len(pos), len(tri)
+    nt = nl // 3
+    tri = tri[: nt * 3]
+    me.vertices.add(nv)
+    co = pos.ravel()
+    me.vertices.foreach_set("co", co)
+    me.loops.add(nt * 3)
+    me.loops.foreach_set("vertex_index", tri)
+    me.polygons.add(nt)
+    me.polygons.foreach_set("loop_start", np.arange(0, nt * 3, 3, dtype=np.int32))
+    # Material slots in the order the primitives name them.
+    slots, mat = [], np.empty(nt, np.int32)
+    at = 0
+    for p in m.primitives:
+        n = len(p.indices) // 3
+        if p.material is not None and p.material < len(materials):
+            bm = materials[p.material]
+            if bm.name not in [s.name for s in slots]:
+                slots.append(bm)
+            mat[at:at + n] = [s.name for s in slots].index(bm.name)
+        else:
+            mat[at:at + n] = 0
+        at += n
+    for s in slots:
+        me.materials.append(s)
+    me.polygons.foreach_set("material_index", mat)
+    uvs = []
+    for k, uv in enumerate(m.uvs):
+        # A FLOAT2 corner attribute is a UV map (Blender 4.2 on), and much faster to fill.
+        layer = me.attributes.new(f"UVMap{k}" if k else "UVMap", "FLOAT2", "CORNER")
+        u = np.asarray(uv, np.float32)[tri]
+        u[:, 1] = 1.0 - u[:, 1]  # glTF's origin is the top left, Blender's the bottom left
+        u = u.ravel()
+        layer.data.foreach_set("vector", u)
+        uvs.append(u)
+    for k, c in enumerate(m.colors):
+        a = me.color_attributes.new(name=f"Color{k}", type="FLOAT_COLOR", domain="POINT")
+        a.data.foreach_set("color", np.asarray(c, np.float32).ravel())
+    me.update()
+    if hasattr(me, "shade_smooth"):
+        me.shade_smooth()
+    else:
+        me.polygons.foreach_set("use_smooth", np.ones(nt, bool))
+    if m.normals is not None and nv:
+        set_normals(me, pts_to_blender(m.normals))
+    me[DIGEST] = mesh_digest(co, tri, mat, uvs)
+    return me
+
+
+def set_normals(me, n):
+    """The game's normals as custom normals: a free-normal attribute where Blender has them (5.0), else
+    the split normals API."""
+    a = me.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
+    a.data.foreach_set("vector", n.ravel())
+    if getattr(me, "has_custom_normals", False):
+        return
+    me.attributes.remove(me.attributes["custom_normal"])
+    try:
+        me.normals_split_custom_set_from_vertices(n)
+    except (TypeError, ValueError, RuntimeError):
+        pass
+
+
+def node_matrix_blender(n):
+    t, q, s = trs_to_blender(n.translation, n.rotation, n.scale)
+    return Matrix.LocRotScale(Vector(t), Quaternion(q), Vector(s))
+
+
+def add_armature(scene, coll, objs, skin_index, parent_obj):
+    """An armature for a skin: a bone a joint, placed at the joint's rest (world) transform."""
+    skin = scene.skins[skin_index]
+    world = {}
+
+    def wm(i):
+        if i in world:
+            return world[i]
+        n = scene.nodes[i]
+        m = node_matrix_blender(n)
+        if n.parent is not None:
+            m = wm(n.parent) @ m
+        world[i] = m
+        return m
+
+    arm = bpy.data.armatures.new(skin.name or "skeleton")
+    ob = bpy.data.objects.new(skin.name or "skeleton", arm)
+    coll.objects.link(ob)
+    if parent_obj is not None:
+        ob.parent = parent_obj
+    bpy.context.view_layer.objects.active = ob
+    bpy.ops.object.mode_set(mode="EDIT")
+    joints = set(skin.joints)
+    eb = {}
+    for j in skin.joints:
+        n = scene.nodes[j]
+        b = arm.edit_bones.new(n.name or f"bone{j}")
+        loc, rot, _ = wm(j).decompose()
+        b.head, b.tail = (0, 0, 0), (0, 0.05, 0)
+        # The bone's rest is the joint's rest (no scale): pose keys are then the node's keys
+        # relative to its rest transform.
+        b.matrix = Matrix.LocRotScale(loc, rot, None)
+        eb[j] = b
+    for j in skin.joints:
+        p = scene.nodes[j].parent
+        if p in joints:
+            eb[j].parent = eb[p]
+    names = {j: eb[j].name for j in skin.joints}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return ob, names
+
+
+def add_weights(ob, m, skin, bone_names, scene):
+    if m.joints is None or m.weights is None:
+        return
+    j = np.asarray(m.joints)
+    w = np.asarray(m.weights, np.float32)
+    groups = {}
+    for k, node in enumerate(skin.joints):
+        groups[k] = ob.vertex_groups.new(name=bone_names.get(node, f"bone{node}"))
+    # One call per (joint, weight) pair, not per vertex.
+    for c in range(4):
+        jc, wc = j[:, c], w[:, c]
+        keep = wc > 0
+        if not keep.any():
+            continue
+        pairs = np.stack([jc[keep].astype(np.int64), wc[keep].view(np.int32).astype(np.int64)], 1)
+        verts = np.nonzero(keep)[0]
+        order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+        pairs, verts, ws = pairs[order], verts[order], wc[keep][order]
+        cut = np.nonzero(np.any(np.diff(pairs, axis=0) != 0, axis=1))[0] + 1
+        for a, b in zip(np.r_[0, cut], np.r_[cut, len(verts)]):
+            g = groups.get(int(pairs[a, 0]))
+            if g is not None:
+                g.add(verts[a:b].tolist(), float(ws[a]), "ADD")
+
+
+MOTIONS = (".xsm", ".xpm", ".m3a")
+
+
+def import_file(context, path, motions=()):
+    hangar = _hangar()
+    scene = hangar.open(path, motions=list(motions))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    component = ext == "xml"
+    coll = bpy.data.collections.new(scene.name or stem)
+    coll[SOURCE] = os.path.abspath(path) if "::" not in path else path
+    coll[KIND] = "component" if component else ext
+    context.scene.collection.children.link(coll)
+    hidden = {}
+
+    def side(name):
+        if name not in hidden:
+            c = bpy.data.collections.new(f"{coll.name} {name}")
+            coll.children.link(c)
+            c.hide_viewport = True
+            c.hide_render = True
+            hidden[name] = c
+        return hidden[name]
+
+    materials = []
+    for mt in scene.materials:
+        bm = bpy.data.materials.new(mt.name or "material")
+        if mt.extras:
+            bm[EXTRAS] = json.dumps(mt.extras)
+        materials.append(bm)
+    meshes = {}
+    objs = [None] * len(scene.nodes)
+    joints = {j for s in scene.skins for j in s.joints}
+    arm_for_skin = {}
+    for i, n in enumerate(scene.nodes):
+        if i in joints and n.mesh is None:
+            continue  # a bone: made by its armature
+        data = None
+        if n.mesh is not None:
+            if n.mesh not in meshes:
+                meshes[n.mesh] = build_mesh(scene.meshes[n.mesh], materials, scene.meshes[n.mesh].name or n.name)
+            data = meshes[n.mesh]
+        elif n.light is not None and n.light < len(scene.lights):
+            L = scene.lights[n.light]
+            data = bpy.data.lights.new(L.name or n.name, "SPOT" if L.kind == "spot" else "SUN" if L.kind == "directional" else "POINT")
+            data.color = L.color
+            if L.kind == "spot" and L.outer:
+                data.spot_size = 2 * L.outer
+        ob = bpy.data.objects.new(n.name, data)
+        if ob.name != n.name or len(n.name.encode()) > 63:
+            ob[FULL_NAME] = n.name
+        if data is None:
+            ob.empty_display_size = 0.25
+        ob[NODE] = i
+        if n.extras:
+            ob[EXTRAS] = json.dumps(n.extras)
+        x4 = n.extras.get("x4") or {}
+        target = coll
+        if n.collision or x4.get("collision"):
+            target = side("collision")
+            ob.display_type = "WIRE"
+        elif isinstance(x4.get("lod"), int) and x4["lod"] > 0:
+            target = side("LODs")
+        target.objects.link(ob)
+        t, q, s = trs_to_blender(n.translation, n.rotation, n.scale)
+        ob.location, ob.rotation_mode = t, "QUATERNION"
+        ob.rotation_quaternion, ob.scale = q, s
+        objs[i] = ob
+    for i, n in enumerate(scene.nodes):
+        if objs[i] is not None and n.parent is not None:
+            p = n.parent
+            while p is not None and objs[p] is None:
+                p = scene.nodes[p].parent
+            if p is not None:
+                objs[i].parent = objs[p]
+    # Skins: an armature each, meshes bound to it.
+    for i, n in enumerate(scene.nodes):
+        if n.skin is None or objs[i] is None or n.mesh is None:
+            continue
+        if n.skin not in arm_for_skin:
+            root_parent = None
+            arm_for_skin[n.skin] = add_armature(scene, coll, objs, n.skin, root_parent)
+        arm, names = arm_for_skin[n.skin]
+        ob = objs[i]
+        add_weights(ob, scene.meshes[n.mesh], scene.skins[n.skin], names, scene)
+        mod = ob.modifiers.new("Armature", "ARMATURE")
+        mod.object = arm
+    bones = {}
+    for skin_index, (arm, names) in arm_for_skin.items():
+        for j, name in names.items():
+            bones[j] = (arm, name)
+            arm.pose.bones[name].rotation_mode = "QUATERNION"
+    warnings = list(scene.warnings)
+    try:
+        import_animations(scene, objs, bones, context.scene.render.fps / context.scene.render.fps_base)
+    except Exception as e:  # the model is in; its clips are not worth losing it for
+        warnings.append(f"animations left out: {e}")
+    # After an import, what was imported is selected and its collection active: File > Export
+    # right after writes it back.
+    for o in context.view_layer.objects:
+        o.select_set(False)
+    for o in coll.objects:
+        o.select_set(True)
+    lc = find_layer_collection(context.view_layer.layer_collection, coll)
+    if lc is not None:
+        context.view_layer.active_layer_collection = lc
+    return coll, warnings
+
+
+def find_layer_collection(lc, coll):
+    if lc.collection == coll:
+        return lc
+    for c in lc.children:
+        r = find_layer_collection(c, coll)
+        if r is not None:
+            return r
+    return None
+
+
+# ---- animations: one action per clip and animated object, keys set with foreach_set ----
+
+INTERP = {"STEP": 0, "LINEAR": 1}  # the enum indices of Keyframe.interpolation (CONSTANT, LINEAR)
+
+
+def qmul(a, b):
+    """Quaternion products, w x y z rows."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], -1)
+
+
+def qrot(q, v):
+    """Vectors v turned by the unit quaternion q (w x y z)."""
+    u = q[..., 1:]
+    t = 2.0 * np.cross(u, v)
+    return v + q[..., :1] * t + np.cross(u, t)
+
+
+def values_to_blender(prop, v):
+    """glTF-frame key values (x y z / x y z w) to Blender's frame (x y z / w x y z)."""
+    v = np.asarray(v, np.float64).reshape(len(v), -1)
+    if prop == "translation":
+        return np.stack([v[:, 0], -v[:, 2], v[:, 1]], -1)
+    if prop == "rotation":
+        return np.stack([v[:, 3], v[:, 0], -v[:, 2], v[:, 1]], -1)
+    return np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
+
+
+def new_fcurve(action, target, data_path, index, group):
+    """An F-curve of `action` for `target`: through the action's slot for it (Blender 4.4 on, the only
+    way in 5.0), else the action's own list (4.2)."""
+    if hasattr(action, "slots") and hasattr(action, "layers"):
+        slots = [x for x in action.slots if x.name_display == target.name]
+        slot = slots[0] if slots else action.slots.new(id_type="OBJECT", name=target.name)
+        if not action.layers:
+            action.layers.new("Layer").strips.new(type="KEYFRAME")
+        bag = action.layers[0].strips[0].channelbag(slot, ensure=True)
+        return bag.fcurves.new(data_path, index=index, group_name=group), slot
+    return action.fcurves.new(data_path, index=index, action_group=group), None
+
+
+def add_keys(fc, frames, values, interpolation):
+    n = len(frames)
+    fc.keyframe_points.add(n)
+    co = np.empty(n * 2, np.float32)
+    co[0::2], co[1::2] = frames, values
+    fc.keyframe_points.foreach_set("co", co)
+    fc.keyframe_points.foreach_set("interpolation", np.full(n, INTERP.get(interpolation, 1), np.int32))
+    fc.update()
+
+
+def import_animations(scene, objs, bones, fps):
+    """Actions for the scene's clips: object channels on the part objects, joint channels on the pose
+    bones (relative to the joint's rest). Returns the number of actions made."""
+    made = 0
+    rest = {}
+    for i, n in enumerate(scene.nodes):
+        t, q, _ = trs_to_blender(n.translation, n.rotation, n.scale)
+        rest[i] = (np.array(t, np.float64), np.array(q, np.float64))
+    first = {}
+    for a in scene.animations:
+        actions = {}
+        for c in a.channels:
+            if c.property == "weights" or len(c.times) == 0:
+                continue
+            frames = np.asarray(c.times, np.float64) * fps
+            v = values_to_blender(c.property, c.values)
+            if len(v) != len(frames):
+                continue  # cubic splines carry tangents: not read here
+            if c.node in bones:
+                arm, bone = bones[c.node]
+                target, base = arm, f'pose.bones["{bone}"].'
+                t_r, q_r = rest[c.node]
+                q_inv = q_r * np.array([1.0, -1.0, -1.0, -1.0])
+                if c.property == "translation":
+                    v = qrot(np.broadcast_to(q_inv, (len(v), 4)), v - t_r)
+                elif c.property == "rotation":
+                    v = qmul(np.broadcast_to(q_inv, (len(v), 4)), v)
+                group = bone
+            elif objs[c.node] is not None:
+                target, base, group = objs[c.node], "", objs[c.node].name
+            else:
+                continue
+            key = target.name
+            if key not in actions:
+                act = bpy.data.actions.new(f"{a.name}" if target.type == "ARMATURE" else f"{a.name} {target.name}")
+                act.use_fake_user = True
+                act["hangar_clip"] = a.name
+                actions[key] = (act, target)
+                made += 1
+            act = actions[key][0]
+            path = base + {"translation": "location", "rotation": "rotation_quaternion", "scale": "scale"}[c.property]
+            slot = None
+            for k in range(v.shape[1]):
+                fc, slot = new_fcurve(act, target, path, k, group)
+                add_keys(fc, frames, v[:, k], c.interpolation)
+            if target.name not in first:
+                first[target.name] = (target, act, slot)
+    # A skeleton plays its first clip; a component's parts keep their rest (their offsets) on
+    # show, the clips wait as actions (a part playing a clip would be exported where the clip has it).
+    for target, act, slot in first.values():
+        if target.type != "ARMATURE":
+            continue
+        ad = target.animation_data or target.animation_data_create()
+        ad.action = act
+        if slot is not None and hasattr(ad, "action_slot"):
+            ad.action_slot = slot
+    return made
+
+
+# ---- export ----
+
+def all_objects(coll):
+    seen = []
+    for o in coll.all_objects:
+        seen.append(o)
+    return seen
+
+
+def source_collection(context):
+    lc = context.view_layer.active_layer_collection
+    c = lc.collection if lc else None
+    if c is not None and SOURCE in c:
+        return c
+    ob = context.active_object
+    for c in bpy.data.collections:
+        if SOURCE in c and (ob is None or ob.name in c.all_objects):
+            return c
+    return None
+
+
+def mesh_changed(me):
+    co, vi, mat, uvs = blender_mesh_arrays(me)
+    return me.get(DIGEST) != mesh_digest(co, vi, mat, uvs)
+
+
+def mesh_from_blender(hangar, ob, materials, mat_index):
+    me = ob.data
+    me.calc_loop_triangles()
+    nt = len(me.loop_triangles)
+    tv = np.empty(nt * 3, np.int32)
+    me.loop_triangles.foreach_get("vertices", tv)
+    tl = np.empty(nt * 3, np.int32)
+    me.loop_triangles.foreach_get("loops", tl)
+    tm = np.empty(nt, np.int32)
+    me.loop_triangles.foreach_get("material_index", tm)
+    nv = len(me.vertices)
+    co = np.empty(nv * 3, np.float32)
+    me.vertices.foreach_get("co", co)
+    nrm = np.empty(nv * 3, np.float32)
+    me.vertices.foreach_get("normal", nrm)
+    uvs = []
+    for layer in me.uv_layers:
+        luv = np.empty(len(me.loops) * 2, np.float32)
+        me.attributes[layer.name].data.foreach_get("vector", luv)
+        luv = luv.reshape(-1, 2)
+        per_v = np.zeros((nv, 2), np.float32)
+        per_v[tv] = luv[tl]
+        per_v[:, 1] = 1.0 - per_v[:, 1]
+        uvs.append(per_v)
+    prims = []
+    for slot in np.unique(tm):
+        sel = tv.reshape(-1, 3)[tm == slot].ravel().astype(np.uint32)
+        name = me.materials[slot].name if slot < len(me.materials) and me.materials[slot] else None
+        mi = None
+        if name is not None:
+            if name not in mat_index:
+                mat_index[name] = len(materials)
+                bm = bpy.data.materials.get(name)
+                extras = json.loads(bm[EXTRAS]) if bm is not None and EXTRAS in bm else {}
+                materials.append(hangar.Material(name=name.split(".0")[0] if extras else name, extras=extras))
+            mi = mat_index[name]
+        prims.append(hangar.Primitive(indices=sel, material=mi))
+    return hangar.Mesh(name=me.name, positions=pts_from_blender(co.reshape(-1, 3)),
+                       normals=pts_from_blender(nrm.reshape(-1, 3)), uvs=uvs, primitives=prims)
+
+
+def object_trs(ob):
+    if ob.rotation_mode == "QUATERNION":
+        loc, q, s = ob.location, ob.rotation_quaternion, ob.scale
+    else:
+        loc, q, s = ob.matrix_basis.decompose()
+    return trs_from_blender(tuple(loc), tuple(q), tuple(s))
+
+
+def scene_from_collection(hangar, coll, keep_unchanged_meshes):
+    """The neutral scene of an imported collection: nodes from the objects (their stored index order),
+    meshes only where Blender's data differs from what was imported (unless asked for all)."""
+    obs = [o for o in all_objects(coll) if NODE in o]
+    obs.sort(key=lambda o: o[NODE])
+    new = [o for o in all_objects(coll) if NODE not in o and o.type == "MESH" and o.parent in obs]
+    order = obs + new
+    where = {o.name: k for k, o in enumerate(order)}
+    sc = hangar.Scene(name=coll.name)
+    mesh_of = {}
+    mat_index = {}
+    changed = 0
+    for o in order:
+        t, r, s = object_trs(o)
+        extras = json.loads(o[EXTRAS]) if EXTRAS in o else {}
+        node = hangar.Node(name=o.get(FULL_NAME, o.name), translation=t, rotation=r, scale=s,
+                           parent=where.get(o.parent.name) if o.parent else None, extras=extras,
+                           collision=bool((extras.get("x4") or {}).get("collision")))
+        if o.type == "MESH" and o.data is not None:
+            me = o.data
+            if me.name not in mesh_of:
+                diff = NODE not in o or mesh_changed(me)
+                changed += diff
+                if diff or keep_unchanged_meshes:
+                    mesh_of[me.name] = len(sc.meshes)
+                    sc.meshes.append(mesh_from_blender(hangar, o, sc.materials, mat_index))
+                else:
+                    mesh_of[me.name] = None
+            node.mesh = mesh_of[me.name]
+        sc.nodes.append(node)
+    return sc, changed
+
+
+def export_file(context, path):
+    hangar = _hangar()
+    coll = source_collection(context)
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if coll is None:
+        raise hangar.Error("nothing imported by hangar is active: import a model first, or make its collection active")
+    src = coll[SOURCE]
+    if ext == "xml":
+        if coll.get(KIND) != "component":
+            raise hangar.Error(f"{coll.name} is not a component: export it as .{coll.get(KIND)}")
+        sc, _ = scene_from_collection(hangar, coll, keep_unchanged_meshes=False)
+        return hangar.write(sc, path, original=src)
+    same_kind = coll.get(KIND) == ext
+    sc, changed = scene_from_collection(hangar, coll, keep_unchanged_meshes=True)
+    if same_kind and not changed:
+        # Nothing edited: the library rewrites the original (byte for byte for its own format).
+        return hangar.convert(src, path)
+    if ext in ("glb", "gltf") and not changed:
+        return hangar.convert(src, path)
+    return hangar.write(sc, path)
+
+
+class IMPORT_SCENE_OT_hangar(bpy.types.Operator, ImportHelper):
+    """Import an X4 component, XMF, XAC or StarCraft II M3 model with hangar"""
+    bl_idname = "import_scene.hangar"
+    bl_label = "Import game model (hangar)"
+    bl_options = {"REGISTER", "UNDO"}
+    filename_ext = ""
+    filter_glob: StringProperty(default="*" + ";*".join(EXTS.split(";")), options={"HIDDEN"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    def execute(self, context):
+        t = time.perf_counter()
+        # Several files chosen: an actor or M3 with its motions (.xsm, .xpm, .m3a) as its clips.
+        chosen = [os.path.join(self.directory, f.name) for f in self.files if f.name] if self.directory else []
+        model = self.filepath
+        motions = [f for f in chosen if f.lower().endswith(MOTIONS)]
+        models = [f for f in chosen if not f.lower().endswith(MOTIONS)]
+        if models:
+            model = models[0]
+        motions = [m for m in motions if m != model]
+        try:
+            coll, warnings = import_file(context, model, motions)
+        except Exception as e:  # hangar.Error and Blender's own
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for w in warnings[:20]:
+            self.report({"WARNING"}, w)
+        self.report({"INFO"}, f"imported {coll.name} in {time.perf_counter() - t:.2f} s")
+        return {"FINISHED"}
+
+
+class EXPORT_SCENE_OT_hangar(bpy.types.Operator, ExportHelper):
+    """Export the imported model (the active collection) as a game file; the extension picks the type"""
+    bl_idname = "export_scene.hangar"
+    bl_label = "Export game model (hangar)"
+    filename_ext = ".xml"
+    check_extension = None  # the type comes from the name given
+    filter_glob: StringProperty(default="*" + ";*".join(EXTS.split(";")), options={"HIDDEN"})
+
+    def invoke(self, context, event):
+        coll = source_collection(context)
+        if coll is not None and not self.filepath:
+            src = coll[SOURCE].split("::")[-1]
+            self.filepath = os.path.join(os.path.dirname(bpy.data.filepath) or os.path.expanduser("~"),
+                                         os.path.basename(src))
+        return ExportHelper.invoke(self, context, event)
+
+    def execute(self, context):
+        try:
+            warnings = export_file(context, self.filepath)
+        except Exception as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for w in warnings[:20]:
+            self.report({"WARNING"}, w)
+        self.report({"INFO"}, f"wrote {self.filepath}")
+        return {"FINISHED"}
+
+
+class VIEW3D_PT_hangar(bpy.types.Panel):
+    """What the game needs of the active object that Blender does not show"""
+    bl_label = "hangar"
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "hangar"
+
+    def draw(self, context):
+        ob = context.active_object
+        col = self.layout.column()
+        coll = source_collection(context)
+        if coll is not None:
+            col.label(text=f"{coll.get(KIND, '')}: {os.path.basename(coll[SOURCE])}")
+        if ob is None:
+            return
+        if FULL_NAME in ob:
+            col.label(text=f"name: {ob[FULL_NAME]}")
+        extras = json.loads(ob[EXTRAS]) if EXTRAS in ob else {}
+        for k, v in extras.items():
+            if isinstance(v, dict):
+                for kk, vv in v.items():
+                    if kk in ("xml", "bytes", "source"):
+                        continue
+                    col.label(text=f"{k}.{kk}: {vv if not isinstance(vv, (dict, list)) else json.dumps(vv)[:60]}")
+            else:
+                col.label(text=f"{k}: {v}")
+        if ob.type == "MESH" and DIGEST in ob.data:
+            col.label(text="mesh: edited" if mesh_changed(ob.data) else "mesh: as imported")
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_hangar.bl_idname, text="Game model (hangar)")
+
+
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_hangar.bl_idname, text="Game model (hangar)")
+
+
+CLASSES = (IMPORT_SCENE_OT_hangar, EXPORT_SCENE_OT_hangar, VIEW3D_PT_hangar)
+
+
+def register():
+    for c in CLASSES:
+        bpy.utils.register_class(c)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+
+
+def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for c in reversed(CLASSES):
+        bpy.utils.unregister_class(c)

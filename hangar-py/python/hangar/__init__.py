@@ -1,0 +1,258 @@
+"""hangar for Python: read, check, convert and write the models of X4 / X Rebirth (XMF, XAC/XSM/XPM,
+.ani, component XML) and StarCraft II / Heroes (M3).
+
+    import hangar
+    hangar.info("ship.xmf")["vertices"]          # what `hangar info --json` prints
+    scene = hangar.open("marine.m3")              # meshes as numpy arrays
+    scene.meshes[0].positions.shape               # (N, 3) float32
+    hangar.write(scene, "marine.glb")             # and back: .glb, .gltf, .xmf, .m3, .xac, .xml ...
+    hangar.convert("ship.xml", "ship.glb")        # the CLI's convert
+
+Paths may name a file inside a game or mod folder's catalogs as ``GAME::path``. Every failure raises
+:class:`hangar.Error` with the message the command line prints.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from os import PathLike, fspath
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _native
+from ._native import Error
+
+__all__ = [
+    "Error", "info", "validate", "convert", "open", "write",
+    "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
+    "Light", "Camera",
+]
+__version__ = _native.__version__
+
+
+
+def info(path: str | PathLike[str]) -> dict[str, Any]:
+    """The numbers of a model file as ``hangar info --json`` prints them (format, vertices, triangles,
+    bones, sequences, animations, details, warnings, file)."""
+    return json.loads(_native.info(fspath(path)))
+
+
+def validate(path: str | PathLike[str]) -> list[dict[str, Any]]:
+    """What ``hangar validate --json`` finds in a file: one dict a finding (severity, offset, path,
+    message). An empty list: nothing to report."""
+    return json.loads(_native.validate(fspath(path)))
+
+
+def convert(input: str | PathLike[str], output: str | PathLike[str], *, motions: list = [],
+            quantize: bool = False, compress: bool = False, modl_version: Optional[int] = None,
+            textures: str = "embed") -> list[str]:
+    """``hangar convert INPUT OUTPUT``: the output's extension picks the type. ``motions``: animation
+    files whose clips are added to a glTF output (.m3a, .xsm, .xpm); ``quantize``/``compress``: glTF
+    encoding; ``modl_version``: the MODL version of an M3 output; ``textures``: embed, copy, link or
+    none. Returns the warnings as text."""
+    w = json.loads(_native.convert(fspath(input), fspath(output), [fspath(m) for m in motions],
+                                   quantize, compress, modl_version, textures))
+    return [_warning_text(x) for x in w]
+
+
+def _warning_text(w: dict) -> str:
+    at = f" at byte {w['offset']}" if w.get("offset") is not None else ""
+    path = f"{w['path']}: " if w.get("path") else ""
+    return f"{path}{w.get('message', '')}{at}"
+
+
+def _extras(text: str) -> dict:
+    return json.loads(text) if text else {}
+
+
+@dataclass
+class Node:
+    """A node of the scene tree. ``rotation`` is a quaternion x, y, z, w; the frame is glTF's (+Y up)."""
+    name: str = ""
+    parent: Optional[int] = None
+    translation: tuple = (0.0, 0.0, 0.0)
+    rotation: tuple = (0.0, 0.0, 0.0, 1.0)
+    scale: tuple = (1.0, 1.0, 1.0)
+    mesh: Optional[int] = None
+    skin: Optional[int] = None
+    light: Optional[int] = None
+    camera: Optional[int] = None
+    collision: bool = False
+    extras: dict = field(default_factory=dict)
+
+
+@dataclass
+class Primitive:
+    """Triangles (``indices``, uint32, a multiple of 3) over the mesh's vertices with one material."""
+    indices: np.ndarray
+    material: Optional[int] = None
+
+
+@dataclass
+class MorphTarget:
+    name: str
+    positions: np.ndarray
+    normals: Optional[np.ndarray] = None
+
+
+@dataclass
+class Mesh:
+    """One vertex set (numpy arrays, one row a vertex) and the primitives that draw it."""
+    name: str = ""
+    positions: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.float32))
+    normals: Optional[np.ndarray] = None
+    tangents: Optional[np.ndarray] = None
+    uvs: list = field(default_factory=list)
+    colors: list = field(default_factory=list)
+    joints: Optional[np.ndarray] = None
+    weights: Optional[np.ndarray] = None
+    primitives: list = field(default_factory=list)
+    morph_targets: list = field(default_factory=list)
+    custom: list = field(default_factory=list)
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def indices(self) -> np.ndarray:
+        """All primitives' indices, one after the other."""
+        if not self.primitives:
+            return np.zeros(0, np.uint32)
+        return np.concatenate([p.indices for p in self.primitives])
+
+
+@dataclass
+class Material:
+    name: str = ""
+    base_color: Optional[str] = None
+    normal: Optional[str] = None
+    emissive: Optional[str] = None
+    extras: dict = field(default_factory=dict)
+
+
+@dataclass
+class Skin:
+    """Joints (node indices) and their inverse bind matrices, (N, 16) column-major."""
+    name: str = ""
+    joints: list = field(default_factory=list)
+    inverse_bind: np.ndarray = field(default_factory=lambda: np.zeros((0, 16), np.float32))
+
+
+@dataclass
+class Channel:
+    """Keys of one property (translation, rotation, scale, weights) of one node: ``times`` in seconds,
+    ``values`` one row a key; interpolation LINEAR or STEP."""
+    node: int
+    property: str
+    times: np.ndarray
+    values: np.ndarray
+    interpolation: str = "LINEAR"
+
+
+@dataclass
+class Animation:
+    name: str = ""
+    channels: list = field(default_factory=list)
+    extras: dict = field(default_factory=dict)
+
+
+@dataclass
+class Light:
+    name: str = ""
+    kind: str = "point"
+    color: tuple = (1.0, 1.0, 1.0)
+    intensity: float = 1.0
+    range: Optional[float] = None
+    inner: Optional[float] = None
+    outer: Optional[float] = None
+
+
+@dataclass
+class Camera:
+    name: str = ""
+    yfov: float = 0.8
+    znear: float = 0.1
+    zfar: Optional[float] = None
+
+
+@dataclass
+class Scene:
+    """hangar's neutral scene (glTF's conventions) with numpy arrays; ``warnings`` are the reader's."""
+    name: str = ""
+    nodes: list = field(default_factory=list)
+    meshes: list = field(default_factory=list)
+    materials: list = field(default_factory=list)
+    skins: list = field(default_factory=list)
+    animations: list = field(default_factory=list)
+    lights: list = field(default_factory=list)
+    cameras: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    source: Optional[str] = None
+
+    def _to_native(self) -> dict:
+        f32 = lambda a: None if a is None else np.ascontiguousarray(a, dtype=np.float32)
+        return {
+            "name": self.name,
+            "nodes": [dict(name=n.name, parent=n.parent, translation=tuple(map(float, n.translation)),
+                           rotation=tuple(map(float, n.rotation)), scale=tuple(map(float, n.scale)),
+                           mesh=n.mesh, skin=n.skin, light=n.light, camera=n.camera,
+                           collision=bool(n.collision), extras=json.dumps(n.extras))
+                      for n in self.nodes],
+            "meshes": [dict(name=m.name, positions=f32(m.positions), normals=f32(m.normals),
+                            tangents=f32(m.tangents), uvs=[f32(u) for u in m.uvs],
+                            colors=[f32(c) for c in m.colors],
+                            joints=None if m.joints is None else np.ascontiguousarray(m.joints, dtype=np.uint16),
+                            weights=f32(m.weights), custom=[(n, f32(v)) for n, v in m.custom],
+                            primitives=[dict(indices=np.ascontiguousarray(p.indices, dtype=np.uint32),
+                                             material=p.material) for p in m.primitives],
+                            morph_targets=[dict(name=t.name, positions=f32(t.positions), normals=f32(t.normals))
+                                           for t in m.morph_targets],
+                            extras=json.dumps(m.extras))
+                       for m in self.meshes],
+            "materials": [dict(name=m.name, base_color=m.base_color, normal=m.normal, emissive=m.emissive,
+                               extras=json.dumps(m.extras)) for m in self.materials],
+            "skins": [dict(name=s.name, joints=[int(j) for j in s.joints], inverse_bind=f32(s.inverse_bind))
+                      for s in self.skins],
+            "animations": [dict(name=a.name, extras=json.dumps(a.extras),
+                                channels=[dict(node=int(c.node), property=c.property, interpolation=c.interpolation,
+                                               times=f32(c.times), values=f32(c.values)) for c in a.channels])
+                           for a in self.animations],
+            "lights": [vars(l) for l in self.lights],
+            "cameras": [vars(c) for c in self.cameras],
+        }
+
+
+def _scene(d: dict, warnings: list, source: str) -> Scene:
+    return Scene(
+        name=d["name"],
+        nodes=[Node(**{**n, "extras": _extras(n["extras"])}) for n in d["nodes"]],
+        meshes=[Mesh(**{**m, "extras": _extras(m["extras"]),
+                        "primitives": [Primitive(**p) for p in m["primitives"]],
+                        "morph_targets": [MorphTarget(**t) for t in m["morph_targets"]]}) for m in d["meshes"]],
+        materials=[Material(**{**m, "extras": _extras(m["extras"])}) for m in d["materials"]],
+        skins=[Skin(**s) for s in d["skins"]],
+        animations=[Animation(name=a["name"], extras=_extras(a["extras"]),
+                              channels=[Channel(**c) for c in a["channels"]]) for a in d["animations"]],
+        lights=[Light(**l) for l in d["lights"]],
+        cameras=[Camera(**c) for c in d["cameras"]],
+        warnings=[_warning_text(w) for w in warnings],
+        source=source,
+    )
+
+
+def open(path: str | PathLike[str], *, motions: list = []) -> Scene:
+    """The neutral scene of a model file (XMF, M3, XAC, component XML, glTF, ...): nodes, meshes with
+    numpy arrays (positions float32 (N, 3), normals, tangents (N, 4), uvs and colors lists, indices
+    uint32 per primitive, joints uint16 (N, 4), weights float32 (N, 4)), materials, skins, animations.
+    ``motions``: animation files whose clips are added (an M3's .m3a, an XAC actor's .xsm / .xpm)."""
+    d, w = _native.open(fspath(path), [fspath(m) for m in motions])
+    return _scene(d, json.loads(w), fspath(path))
+
+
+def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike[str] | None = None) -> list[str]:
+    """Writes ``scene`` as ``output``; the extension picks the type (.xml a component with its data
+    folder and .ani, .glb, .gltf, .xmf, .m3, .m3a, .xac, .xsm, .xpm). ``original``: the file the scene
+    was read from (a component's data files the scene leaves out are carried from there byte for
+    byte). All files are written or none. Returns the warnings as text."""
+    orig = fspath(original) if original is not None else None
+    w = json.loads(_native.write(scene._to_native(), fspath(output), orig))
+    return [_warning_text(x) for x in w]

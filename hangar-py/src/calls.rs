@@ -1,0 +1,94 @@
+//! Every call into the hangar library, in one place: the library's door (`hangar::open`,
+//! `hangar::convert`, `hangar::write_scene`). Nothing in this crate knows a format.
+
+use hangar::model::Scene;
+use hangar::{ConvertOptions, Finding, Info, Outcome, Result, Warning};
+use std::path::{Path, PathBuf};
+
+/// `hangar info`: the numbers of the file `path` names (a file, or `GAME::path`).
+pub fn info(path: &Path) -> Result<Info> {
+    Ok(hangar::open(path)?.info())
+}
+
+/// `hangar validate`: the reader's warnings and the document's findings; an unreadable file is one
+/// finding, as the CLI reports it.
+pub fn validate(path: &Path) -> Vec<Finding> {
+    match hangar::open(path) {
+        Ok(o) => o.validate(),
+        Err(e) => vec![e.into()],
+    }
+}
+
+/// The neutral scene of `path` (named after the file) with the clips of `motions` (an M3's .m3a,
+/// an actor's .xsm / .xpm), and the readers' warnings.
+pub fn scene(path: &Path, motions: &[PathBuf]) -> Result<(Scene, Vec<Warning>)> {
+    let mut opened = hangar::open(path)?;
+    let mut warnings = opened.warnings().to_vec();
+    for m in motions {
+        let motion = hangar::open(m.as_path())?;
+        warnings.extend(motion.warnings().iter().cloned());
+        opened.add_motion(motion);
+    }
+    let (scene, w) = opened.to_scene()?;
+    warnings.extend(w);
+    Ok((scene, warnings))
+}
+
+/// The conversion options the keywords of `hangar.convert` give (`textures`: embed, copy, link or
+/// none); a `GAME::path` input's game is searched for textures.
+pub fn options(
+    input: &Path,
+    textures: hangar::textures::Mode,
+    quantize: bool,
+    compress: bool,
+    modl_version: Option<u32>,
+) -> Result<ConvertOptions> {
+    let mut o = ConvertOptions::for_input(input, Vec::new())?;
+    o.textures.mode = textures;
+    o.gltf.quantize = quantize;
+    o.gltf.compress = compress;
+    o.write.modl_version = modl_version;
+    Ok(o)
+}
+
+/// `hangar convert INPUT OUTPUT` (a file, a component folder, a folder or `GAME::folder` as a
+/// batch), written; returns the warnings.
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    motions: &[PathBuf],
+    opts: &ConvertOptions,
+) -> Result<Vec<Warning>> {
+    Ok(
+        match hangar::convert(input, output, motions, "glb", opts, &|_| {})? {
+            Outcome::File { warnings, .. } => warnings.into_iter().flat_map(|(_, w)| w).collect(),
+            Outcome::Batch(report) => {
+                if let Some(first) = report.failed.first() {
+                    return Err(hangar::Error::new(
+                        hangar::ErrorKind::Invalid,
+                        None,
+                        "",
+                        format!(
+                            "{} of {} files failed (see {}); the first: {}",
+                            report.failed.len(),
+                            report.models,
+                            report.report.display(),
+                            first.error
+                        ),
+                    ));
+                }
+                report
+                    .warnings
+                    .into_iter()
+                    .map(|w| Warning::new(None, "", w))
+                    .collect()
+            }
+        },
+    )
+}
+
+/// Writes `scene` as `output` (and, for a component, its data folder and .ani; `original` is the
+/// file the scene was read from); returns the warnings.
+pub fn write(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Vec<Warning>> {
+    Ok(hangar::write_scene(scene, output, original)?.warnings)
+}

@@ -1,0 +1,128 @@
+"""The hangar Python package on the corpus (HANGAR_CORPUS, the folder of x4/, m3/, emfx/, x4-components/)."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import hangar
+
+CORPUS = os.environ.get("HANGAR_CORPUS", "")
+pytestmark = pytest.mark.skipif(not os.path.isdir(CORPUS), reason="HANGAR_CORPUS is not set")
+
+
+def corpus(rel):
+    return os.path.join(CORPUS, rel)
+
+
+def dropship():
+    found = glob.glob(corpus("x4-components/*/*/assets/units/size_m/arg_dropship.xml"))
+    if not found:
+        pytest.skip("no dropship in the corpus")
+    return found[0]
+
+
+def test_info_of_an_xmf_and_an_m3():
+    i = hangar.info(corpus("x4/Cgettys__anim_to_ring-collision.xmf"))
+    assert (i["format"], i["vertices"], i["triangles"]) == ("XMF v3", 8, 12)
+    assert i["details"]["collision"] is True
+    m = hangar.info(corpus("m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3"))
+    assert (m["vertices"], m["triangles"], m["bones"], m["sequences"]) == (3055, 5224, 58, 5)
+
+
+def test_info_is_what_the_cli_prints():
+    cli = shutil.which("hangar") or os.environ.get("HANGAR_BIN")
+    if not cli:
+        pytest.skip("no hangar binary on PATH (HANGAR_BIN)")
+    for f in sorted(glob.glob(corpus("x4/*.xmf")))[:5] + sorted(glob.glob(corpus("m3/*.m3")))[:5]:
+        a = json.loads(subprocess.run([cli, "info", "--json", f], capture_output=True, text=True).stdout)
+        assert hangar.info(f) == a
+
+
+def test_validate_lists_findings():
+    assert hangar.validate(corpus("x4/Cgettys__anim_to_ring-lod0.xmf")) == []
+    bad = hangar.validate(corpus("x4/MANIFEST.tsv"))
+    assert len(bad) == 1 and bad[0]["severity"] == "error" and "unknown format" in bad[0]["message"]
+
+
+def test_errors_raise_hangar_error_with_the_cli_message():
+    with pytest.raises(hangar.Error, match=r"^/nonexistent\.xmf: No such file or directory"):
+        hangar.info("/nonexistent.xmf")
+    with pytest.raises(hangar.Error, match="unknown format"):
+        hangar.open(corpus("x4/MANIFEST.tsv"))
+
+
+def test_open_gives_numpy_arrays():
+    s = hangar.open(corpus("x4/Cgettys__anim_to_ring-collision.xmf"))
+    m = s.meshes[0]
+    assert m.positions.dtype == np.float32 and m.positions.shape == (8, 3)
+    assert m.indices.dtype == np.uint32 and m.indices.shape == (36,)
+    assert s.nodes[0].collision and s.nodes[0].mesh == 0
+
+
+def test_open_m3_skin_and_animations():
+    s = hangar.open(corpus("m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3"))
+    assert (len(s.nodes), len(s.meshes), len(s.skins), len(s.animations)) == (71, 5, 1, 5)
+    assert sum(len(m.positions) for m in s.meshes) == 3055
+    m = s.meshes[0]
+    assert m.joints.dtype == np.uint16 and m.joints.shape == (37, 4)
+    assert m.weights.dtype == np.float32 and m.weights.shape == (37, 4)
+    np.testing.assert_allclose(m.weights.sum(axis=1), 1.0, atol=1e-3)
+    c = s.animations[0].channels[0]
+    assert s.animations[0].name == "Walk 01" and len(s.animations[0].channels) == 46
+    assert (c.property, c.times.shape, c.values.shape, c.interpolation) == ("translation", (89,), (89, 3), "LINEAR")
+
+
+def test_component_scene_keeps_what_the_game_needs():
+    s = hangar.open(dropship())
+    assert (len(s.nodes), len(s.meshes), len(s.animations), len(s.lights)) == (218, 43, 13, 50)
+    assert sum(len(m.positions) for m in s.meshes) == 165421
+    root = s.nodes[0].extras["x4component"]
+    assert root["name"] == "arg_dropship" and root["xml"].lstrip().startswith("<")
+    ramp = next(n for n in s.nodes if n.name == "anim_ramp")
+    assert ramp.extras["x4"]["connection"] == "Connection02"
+
+
+def test_write_round_trip_of_an_xmf(tmp_path):
+    src = corpus("x4/DeadAirRT__part_main-lod0.xmf")
+    s = hangar.open(src)
+    out = tmp_path / "back.glb"
+    hangar.write(s, out)
+    again = hangar.open(out)
+    np.testing.assert_allclose(again.meshes[0].positions, s.meshes[0].positions, atol=1e-6)
+    assert hangar.info(out)["triangles"] == hangar.info(src)["triangles"]
+
+
+def test_write_moves_one_part_of_a_component(tmp_path):
+    src = dropship()
+    s = hangar.open(src)
+    ramp = next(n for n in s.nodes if n.name == "anim_ramp")
+    ramp.translation = [ramp.translation[0], ramp.translation[1] + 1.0, ramp.translation[2]]
+    # No mesh in the scene: every data file is carried from the original's folder.
+    kept = hangar.Scene(name=s.name, nodes=[hangar.Node(**{**vars(n), "mesh": None, "light": None}) for n in s.nodes])
+    out = tmp_path / "arg_dropship.xml"
+    hangar.write(kept, out, original=src)
+    data = os.path.join(os.path.dirname(src), "arg_dropship_data")
+    src_files = sorted(os.listdir(data))
+    out_files = sorted(os.listdir(tmp_path / "arg_dropship_data"))
+    assert out_files == src_files and len(src_files) == 47
+    for f in src_files:
+        assert open(os.path.join(data, f), "rb").read() == (tmp_path / "arg_dropship_data" / f).read_bytes()
+    a, b = open(src).read().splitlines(), out.read_text().splitlines()
+    changed = [(x, y) for x, y in zip(a, b) if x != y]
+    # Only the ramp's <offset> (its position and quaternion lines).
+    assert len(a) == len(b) and 1 <= len(changed) <= 2
+    assert all("<position" in y or "<quaternion" in y for _, y in changed)
+    assert any('y="' in y and "<position" in y for _, y in changed)
+
+
+def test_convert_is_the_cli_convert(tmp_path):
+    src = corpus("m3/ArtemKez_testMod__Capillary_Tower.m3")
+    out = tmp_path / "same.m3"
+    assert hangar.convert(src, out) == []
+    assert out.read_bytes() == open(src, "rb").read()
+    with pytest.raises(hangar.Error, match="cannot tell what to write"):
+        hangar.convert(src, tmp_path / "x.nope")

@@ -1,0 +1,148 @@
+//! Writing a neutral scene that came from an editor (the Python package, the Blender extension) back
+//! as a game file, next to the file it was read from: every output type by its extension, and for a
+//! component XML every file of the original `_data/` folder that the scene does not rewrite,
+//! carried byte for byte (wrecks, `.jcs` shapes, unreferenced XMFs, untouched meshes left out of the
+//! scene).
+
+use crate::error::{Error, Result, Warning};
+use crate::model::Scene;
+use std::path::{Path, PathBuf};
+
+/// The files a scene makes: each path (the output last) and its bytes, and what was noticed.
+#[derive(Debug, Default)]
+pub struct Files {
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Files {
+    /// Writes every file as one output: all of them or none (see [`crate::io::write_outputs`]).
+    pub fn write(&self) -> Result<()> {
+        let bodies: Vec<crate::io::Pieces<'_>> =
+            self.files.iter().map(|(_, b)| b[..].into()).collect();
+        let all: Vec<(&Path, &crate::io::Pieces<'_>)> = self
+            .files
+            .iter()
+            .map(|(p, _)| p.as_path())
+            .zip(&bodies)
+            .collect();
+        crate::io::write_outputs(&all)
+    }
+}
+
+/// The files `output` names, made from `scene` (its extension picks the type: `.xml` a component,
+/// `.glb`/`.gltf`, or any format hangar writes from a scene). `original`, for a component, is the
+/// XML the scene was read from: the files of its data folder the scene does not write are added.
+pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Files> {
+    let ext = output
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let mut out = Files::default();
+    match ext.as_str() {
+        "xml" => {
+            let w = crate::assemble::from_scene(scene, output)?;
+            out.files = w.files;
+            out.warnings = w.warnings;
+            if let Some(src) = original {
+                carry_data(scene, src, output, &mut out)?;
+            }
+        }
+        "glb" | "gltf" => {
+            let mut e = crate::gltf::export::to_gltf(scene).map_err(|e| e.in_file(output))?;
+            out.warnings = std::mem::take(&mut e.warnings);
+            let bytes = if ext == "glb" {
+                e.to_glb()
+            } else {
+                e.to_gltf_text()
+            }
+            .map_err(|e| e.in_file(output))?;
+            out.files.push((output.to_path_buf(), bytes));
+        }
+        _ => {
+            let f = crate::any::formats()
+                .iter()
+                .find(|f| f.writes_scene(output))
+                .ok_or_else(|| {
+                    Error::unsupported(format!(
+                        "{ext:?} is not written from a scene: use .xml, .glb, .gltf, .xmf, .m3, .m3a, .xac, .xsm or .xpm"
+                    ))
+                    .in_file(output)
+                })?;
+            let (bytes, w) = f
+                .write_scene(scene, output, &Default::default())
+                .map_err(|e| e.in_file(output))?;
+            out.warnings = w;
+            out.files.push((output.to_path_buf(), bytes));
+        }
+    }
+    Ok(out)
+}
+
+/// Every file under `dir` (recursively), as paths relative to it, sorted; at most `limit`.
+fn files_under(dir: &Path, limit: usize) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut todo = vec![PathBuf::new()];
+    while let Some(rel) = todo.pop() {
+        let here = dir.join(&rel);
+        let entries = std::fs::read_dir(&here).map_err(|e| Error::io(&here, e))?;
+        for e in entries {
+            let e = e.map_err(|e| Error::io(&here, e))?;
+            let kind = e.file_type().map_err(|x| Error::io(&e.path(), x))?;
+            let r = rel.join(e.file_name());
+            if kind.is_dir() {
+                todo.push(r);
+            } else if kind.is_file() {
+                out.push(r);
+            }
+            if out.len() > limit {
+                return Err(Error::refused(
+                    "data",
+                    format!("more than {limit} files in the data folder"),
+                )
+                .in_file(dir));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Adds to `out` every file of the original component's data folder that it does not write yet, in
+/// the original's letter case, byte for byte.
+fn carry_data(scene: &Scene, original: &Path, output: &Path, out: &mut Files) -> Result<()> {
+    let data = scene
+        .nodes
+        .iter()
+        .find_map(|n| n.extras.get("x4component"))
+        .and_then(|c| c.get("data"))
+        .and_then(serde_json::Value::as_str);
+    let Some(data) = data else {
+        return Ok(());
+    };
+    let src_dir = original.parent().unwrap_or(Path::new("."));
+    let Some(src_data) = crate::assemble::read::find_in(src_dir, data).filter(|d| d.is_dir())
+    else {
+        return Ok(());
+    };
+    let out_data = output.parent().unwrap_or(Path::new("")).join(data);
+    let lower = |p: &Path| p.to_string_lossy().to_lowercase();
+    let written: Vec<String> = out
+        .files
+        .iter()
+        .filter_map(|(p, _)| p.strip_prefix(&out_data).ok().map(lower))
+        .collect();
+    let mut carried = Vec::new();
+    for rel in files_under(&src_data, 100_000)? {
+        if written.contains(&lower(&rel)) {
+            continue;
+        }
+        let from = src_data.join(&rel);
+        let bytes = std::fs::read(&from).map_err(|e| Error::io(&from, e))?;
+        carried.push((out_data.join(&rel), bytes));
+    }
+    // The XML stays last: it names the others.
+    let at = out.files.len().saturating_sub(1);
+    out.files.splice(at..at, carried);
+    Ok(())
+}
