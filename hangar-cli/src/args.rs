@@ -222,16 +222,10 @@ pub enum PngLevel {
 
 impl TextureArgs {
     /// The library's texture options; `input`'s game (`GAME::path`) is searched after the user's.
-    pub fn options(&self, input: &Path) -> Result<hangar::textures::Options> {
-        let mut views = Vec::new();
-        for d in self.textures_from.iter().chain(&self.game) {
-            views.push(hangar::vfs::GameView::open(d)?);
-        }
-        if let Some((game, _)) = input.to_str().and_then(hangar::vfs::split_spec) {
-            views.push(hangar::vfs::GameView::open(&game)?);
-        }
-        Ok(hangar::textures::Options {
-            views,
+    /// Fills `o` (whose views [`hangar::ConvertOptions::for_input`] set) with these choices.
+    pub fn apply(&self, o: &mut hangar::textures::Options) {
+        *o = hangar::textures::Options {
+            views: std::mem::take(&mut o.views),
             mode: match self.textures {
                 TextureMode::Embed => hangar::textures::Mode::Embed,
                 TextureMode::Copy => hangar::textures::Mode::Copy,
@@ -260,7 +254,7 @@ impl TextureArgs {
                 },
             },
             nearby: Default::default(),
-        })
+        };
     }
 }
 
@@ -280,9 +274,13 @@ pub fn convert_options(
     encoding: &GltfArgs,
     modl_version: Option<u32>,
 ) -> Result<hangar::ConvertOptions> {
-    Ok(hangar::ConvertOptions {
-        textures: textures.options(input)?,
-        gltf: encoding.options(),
-        write: hangar::WriteOptions { modl_version },
-    })
+    let mut views = Vec::new();
+    for d in textures.textures_from.iter().chain(&textures.game) {
+        views.push(hangar::GameView::open(d)?);
+    }
+    let mut o = hangar::ConvertOptions::for_input(input, views)?;
+    textures.apply(&mut o.textures);
+    o.gltf = encoding.options();
+    o.write = hangar::WriteOptions { modl_version };
+    Ok(o)
 }
