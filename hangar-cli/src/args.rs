@@ -222,21 +222,21 @@ pub enum PngLevel {
 
 impl TextureArgs {
     /// The library's texture options; `input`'s game (`GAME::path`) is searched after the user's.
-    pub fn options(&self, input: &Path) -> Result<hangar::textures::Options> {
+    pub fn options(&self, input: &Path) -> Result<hangar::TextureOptions> {
         let mut views = Vec::new();
         for d in self.textures_from.iter().chain(&self.game) {
-            views.push(hangar::vfs::GameView::open(d)?);
+            views.push(hangar::GameView::open(d)?);
         }
-        if let Some((game, _)) = input.to_str().and_then(hangar::vfs::split_spec) {
-            views.push(hangar::vfs::GameView::open(&game)?);
+        if let Some(game) = hangar::GameView::of_spec(input) {
+            views.push(game?);
         }
-        Ok(hangar::textures::Options {
+        Ok(hangar::TextureOptions {
             views,
             mode: match self.textures {
-                TextureMode::Embed => hangar::textures::Mode::Embed,
-                TextureMode::Copy => hangar::textures::Mode::Copy,
-                TextureMode::Link => hangar::textures::Mode::Link,
-                TextureMode::None => hangar::textures::Mode::None,
+                TextureMode::Embed => hangar::TextureMode::Embed,
+                TextureMode::Copy => hangar::TextureMode::Copy,
+                TextureMode::Link => hangar::TextureMode::Link,
+                TextureMode::None => hangar::TextureMode::None,
             },
             png: match self.png_compression {
                 PngLevel::Fast => dds::PngCompression::Fast,
@@ -265,8 +265,8 @@ impl TextureArgs {
 }
 
 impl GltfArgs {
-    pub fn options(&self) -> hangar::gltf::export::Options {
-        hangar::gltf::export::Options {
+    pub fn options(&self) -> hangar::GltfOptions {
+        hangar::GltfOptions {
             quantize: self.quantize,
             compress: self.compress,
         }

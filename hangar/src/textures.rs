@@ -232,11 +232,6 @@ impl<'a> Search<'a> {
         (lib, warnings)
     }
 
-    /// The bytes of the texture the game names `path`, or the paths looked for.
-    pub fn read(&self, path: &str) -> Result<crate::io::Input, String> {
-        self.read_located(path).map(|(b, _, _)| b)
-    }
-
     /// [`Self::read`], with the file on disk when the texture is a loose file (not inside a
     /// catalog), and the game path it was found under.
     pub fn read_located(
@@ -532,6 +527,54 @@ pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<W
 
 #[cfg(test)]
 mod tests {
+    /// A texture that is not found is a note when no game or mod is in view (loose models keep their
+    /// textures elsewhere in the game), and a warning naming where it looked when one is.
+    #[test]
+    fn a_missing_texture_is_a_warning_only_with_a_game_in_view() {
+        let dir =
+            std::env::temp_dir().join(format!("hangar-textures-missing-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("game")).unwrap();
+        let scene = || {
+            let mut s = crate::model::Scene::default();
+            s.materials.push(crate::model::Material {
+                name: "hull".into(),
+                textures: crate::model::Textures {
+                    base_color: Some(r"assets\textures\hull_diff.dds".into()),
+                    ..Default::default()
+                },
+                extras: Default::default(),
+            });
+            s
+        };
+        let model = dir.join("hull.xmf");
+        let alone = crate::TextureOptions::default();
+        let mut s = scene();
+        let (images, w) = resolve(&mut s, &model, &alone);
+        assert!(images.images.is_empty());
+        assert_eq!(
+            s.materials[0].textures.base_color, None,
+            "no dangling texture"
+        );
+        assert_eq!(w.len(), 1);
+        assert!(w[0].note && w[0].message.contains("hull_diff"), "{w:?}");
+
+        let with_game = crate::TextureOptions {
+            views: vec![GameView::folder(&dir.join("game")).unwrap()],
+            ..Default::default()
+        };
+        let mut s = scene();
+        let (_, w) = resolve(&mut s, &model, &with_game);
+        assert_eq!(w.len(), 1);
+        assert!(!w[0].note, "{w:?}");
+        assert!(
+            w[0].message.contains("assets\\textures\\hull_diff.dds")
+                && w[0].message.contains("game"),
+            "{}",
+            w[0].message
+        );
+    }
+
     use super::*;
 
     #[test]

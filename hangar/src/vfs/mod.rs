@@ -460,14 +460,6 @@ impl Nearby {
     }
 }
 
-/// The bytes a command-line argument names: `GAME::path` through the game view, else the file.
-pub fn read_arg(arg: &Path) -> Result<Input> {
-    if let Some((game, inside)) = arg.to_str().and_then(split_spec) {
-        return GameView::open(&game)?.read(inside);
-    }
-    crate::io::read_input(arg)
-}
-
 /// The game paths a reference inside a file may mean: as written (normalized), then, for
 /// `extensions\NAME\rest`, `rest` read inside the mod (a mod names its own files with the path it
 /// is installed at, and hangar's view of a loose mod starts at the mod's folder).
