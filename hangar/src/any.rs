@@ -254,8 +254,8 @@ pub struct Converted {
 }
 
 impl Converted {
-    /// Writes `output` and its files as one output (see [`crate::io::write_outputs`]): all of
-    /// them or none, the output itself last.
+    /// Writes `output` and its files as one output (each to a temporary file, renamed when all
+    /// are written): all of them or none, the output itself last.
     pub fn write(&self, output: &Path) -> Result<()> {
         write_with_files(output, &self.bytes[..].into(), &self.files)
     }
@@ -290,8 +290,8 @@ impl Made<'_> {
     }
 }
 
-/// What [`convert_and_write`] wrote: the output's size, how many files went beside it, and what
-/// was noticed on the way.
+/// What [`crate::Opened::write_to`] wrote: the output's size, how many files went beside it,
+/// and what was noticed on the way.
 #[derive(Debug, Default)]
 pub struct Wrote {
     pub bytes: usize,

@@ -23,10 +23,10 @@ pub struct Export<'s> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Integer vertex attributes and rotation keys where they keep the game's precision
-    /// (KHR_mesh_quantization; see [`super::quantize`]).
+    /// (KHR_mesh_quantization; see `gltf::quantize`).
     pub quantize: bool,
     /// Vertex, index, skin and animation data compressed with meshoptimizer
-    /// (EXT_meshopt_compression; see [`super::meshopt`]).
+    /// (EXT_meshopt_compression; see `gltf::meshopt`).
     pub compress: bool,
 }
 

@@ -318,7 +318,7 @@ impl GameView {
         })
     }
 
-    /// The file at the normalized path `norm` ([`normalize`]), `None` when no layer has it: for
+    /// The file at the normalized path `norm` (as the game compares paths), `None` when no layer has it: for
     /// searches that try many paths, where a miss needs no message.
     pub fn get(&self, norm: &str) -> Option<Result<Input>> {
         self.layers.iter().rev().find_map(|layer| layer.get(norm))
