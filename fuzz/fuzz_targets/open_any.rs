@@ -21,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let path = Path::new(NAMES[pick as usize % NAMES.len()]);
-    let Ok(opened) = hangar::open(hangar::Source::bytes(NAMES[pick as usize % NAMES.len()], bytes.to_vec())) else {
+    let Ok(opened) = hangar::open(hangar::Source::bytes(
+        NAMES[pick as usize % NAMES.len()],
+        bytes.to_vec(),
+    )) else {
         return;
     };
     let options = hangar::ConvertOptions::default();
