@@ -14,7 +14,8 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&xml, data).is_err() {
         return;
     }
-    if let Ok((scene, _)) = hangar::assemble::to_scene(&xml) {
-        let _ = hangar::assemble::from_scene(&scene, &dir.join("out").join("ship.xml"));
+    if let Ok((scene, _)) = hangar::open(xml.as_path()).and_then(|o| o.to_scene()) {
+        let options = hangar::ConvertOptions::default();
+        let _ = hangar::write_scene(&scene, dir.join("out").join("ship.xml"), &options);
     }
 });

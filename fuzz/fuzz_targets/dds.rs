@@ -5,7 +5,8 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(png) = hangar::formats::dds::to_png(data, hangar::formats::dds::PngCompression::Fast) {
+    if let Ok(png) = hangar::formats::dds::to_png(data, hangar::formats::dds::PngCompression::Fast)
+    {
         assert!(!png.bytes.is_empty());
     }
 });

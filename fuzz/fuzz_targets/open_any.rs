@@ -2,7 +2,6 @@
 //! and back to the file's own format. Nothing may panic; errors are fine.
 #![no_main]
 
-use hangar::any;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -22,12 +21,16 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let path = Path::new(NAMES[pick as usize % NAMES.len()]);
-    let Ok(opened) = any::open(bytes, path) else {
+    let Ok(opened) = hangar::open(hangar::Source::bytes(
+        NAMES[pick as usize % NAMES.len()],
+        bytes.to_vec(),
+    )) else {
         return;
     };
+    let options = hangar::ConvertOptions::default();
     let _ = opened.info();
-    let _ = opened.document.validate();
+    let _ = opened.validate();
     let _ = opened.dump();
-    let _ = any::convert(&opened, path, Path::new("out.glb"));
-    let _ = any::convert(&opened, path, path);
+    let _ = opened.write_as("out.glb", &options);
+    let _ = opened.write_as(path, &options);
 });

@@ -223,14 +223,14 @@ pub enum PngLevel {
 impl TextureArgs {
     /// The library's texture options; `input`'s game (`GAME::path`) is searched after the user's.
     /// Fills `o` (whose views [`hangar::ConvertOptions::for_input`] set) with these choices.
-    pub fn apply(&self, o: &mut hangar::textures::Options) {
-        *o = hangar::textures::Options {
+    pub fn apply(&self, o: &mut hangar::TextureOptions) {
+        *o = hangar::TextureOptions {
             views: std::mem::take(&mut o.views),
             mode: match self.textures {
-                TextureMode::Embed => hangar::textures::Mode::Embed,
-                TextureMode::Copy => hangar::textures::Mode::Copy,
-                TextureMode::Link => hangar::textures::Mode::Link,
-                TextureMode::None => hangar::textures::Mode::None,
+                TextureMode::Embed => hangar::TextureMode::Embed,
+                TextureMode::Copy => hangar::TextureMode::Copy,
+                TextureMode::Link => hangar::TextureMode::Link,
+                TextureMode::None => hangar::TextureMode::None,
             },
             png: match self.png_compression {
                 PngLevel::Fast => dds::PngCompression::Fast,
@@ -259,8 +259,8 @@ impl TextureArgs {
 }
 
 impl GltfArgs {
-    pub fn options(&self) -> hangar::gltf::export::Options {
-        hangar::gltf::export::Options {
+    pub fn options(&self) -> hangar::GltfOptions {
+        hangar::GltfOptions {
             quantize: self.quantize,
             compress: self.compress,
         }

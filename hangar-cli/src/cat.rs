@@ -70,7 +70,7 @@ fn bytes_bar(total: u64) -> ProgressBar {
     bar
 }
 
-fn warn(cat: &Path, warnings: &[hangar::error::Warning]) {
+fn warn(cat: &Path, warnings: &[hangar::Warning]) {
     for w in warnings {
         eprintln!("warning: {}: {w}", cat.display());
     }
@@ -198,10 +198,16 @@ converted back, every md5 matches again; re-pack from the original files or take
                 (_, true) => catalog::pack_name(&out, "subst_"),
                 _ => out,
             };
-            if !hangar::io::has_ext(&cat, "cat") {
+            if !cat
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("cat"))
+            {
                 bail!("{}: the catalog's name must end in .cat", cat.display());
             }
-            hangar::io::create_parent(&cat)?;
+            if let Some(d) = cat.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(d)
+                    .map_err(|e| anyhow::anyhow!("{}: cannot make the folder: {e}", d.display()))?;
+            }
             let bar = bytes_bar(0);
             let c = catalog::pack(&dir, &cat, &|n| bar.inc(n))?;
             bar.finish_and_clear();

@@ -1,5 +1,5 @@
 //! Every call into the hangar library, in one place: the library's door (`hangar::open`,
-//! `hangar::convert`, `hangar::write_scene`). Nothing in this crate knows a format.
+//! `hangar::convert`, `hangar::write_scene_to`). Nothing in this crate knows a format.
 
 use hangar::model::Scene;
 use hangar::{ConvertOptions, Finding, Info, Outcome, Result, Warning};
@@ -90,5 +90,5 @@ pub fn convert(
 /// Writes `scene` as `output` (and, for a component, its data folder and .ani; `original` is the
 /// file the scene was read from); returns the warnings.
 pub fn write(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Vec<Warning>> {
-    Ok(hangar::write_scene(scene, output, original)?.warnings)
+    Ok(hangar::write_scene_to(scene, output, original)?.warnings)
 }

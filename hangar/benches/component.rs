@@ -4,6 +4,8 @@
 //! Input: $HANGAR_CORPUS/x4-components (skipped when unset). Run: `cargo bench -p hangar --bench component`.
 
 use criterion::{black_box, criterion_group, Criterion};
+mod common;
+
 use hangar::formats::xmf::{self, mesh};
 use hangar::model::Role;
 use std::path::{Path, PathBuf};
@@ -67,11 +69,11 @@ fn bench(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(8)).sample_size(10);
     g.bench_function("xml_to_glb_and_back", |b| {
         b.iter(|| {
-            let (scene, _) = hangar::assemble::to_scene(&xml).unwrap();
-            let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
-            let back = hangar::gltf::import::from_slice(&glb, None).unwrap();
+            let (scene, _) = hangar::open(xml.as_path()).unwrap().to_scene().unwrap();
+            let (glb, _) = common::to_glb(&scene).unwrap();
+            let back = common::from_glb(&glb);
             black_box(
-                hangar::assemble::from_scene(&back.scene, &out)
+                hangar::write_scene(&back, &out, &Default::default())
                     .unwrap()
                     .files
                     .len(),
@@ -83,11 +85,11 @@ fn bench(c: &mut Criterion) {
             for bytes in &files {
                 let (x, _) = xmf::read::read(bytes).unwrap();
                 let (s, _) = mesh::to_scene(&x, "m", Role::Visual).unwrap();
-                let (glb, _) = hangar::gltf::to_glb(&s).unwrap();
-                let back = hangar::gltf::import::from_slice(&glb, None).unwrap();
-                let m = back.scene.meshes.first().unwrap();
+                let (glb, _) = common::to_glb(&s).unwrap();
+                let back = common::from_glb(&glb);
+                let m = back.meshes.first().unwrap();
                 let (x, _) =
-                    mesh::from_mesh(m, &back.scene.materials, xmf::write::Target::Visual).unwrap();
+                    mesh::from_mesh(m, &back.materials, xmf::write::Target::Visual).unwrap();
                 black_box(xmf::write::write(&x).unwrap().len());
             }
         })

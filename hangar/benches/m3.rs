@@ -49,7 +49,7 @@ fn scene_one(b: &[u8]) -> usize {
 }
 
 fn glb_one(b: &[u8]) -> usize {
-    hangar::gltf::to_glb(&scene(b)).unwrap().0.len()
+    common::to_glb(&scene(b)).unwrap().0.len()
 }
 
 fn serial(files: &Files, f: fn(&[u8]) -> usize) -> usize {

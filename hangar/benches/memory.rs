@@ -2,7 +2,8 @@
 //! counting allocator while the file is opened, described, checked, dumped and converted to GLB.
 //! Not timed: `HANGAR_CORPUS=../shared/corpus cargo bench -p hangar --bench memory`.
 
-use hangar::any;
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -54,7 +55,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
             "xmf", "xac", "xsm", "xpm", "ani", "m3", "m3a", "glb", "gltf",
         ]
         .iter()
-        .any(|x| hangar::io::has_ext(&p, x))
+        .any(|x| common::has_ext(&p, x))
         {
             out.push(p);
         }
@@ -64,7 +65,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Everything the CLI does with one file, so the peak is the worst of its commands; returns the
 /// command that reached it.
 fn exercise(bytes: &[u8], path: &Path) -> &'static str {
-    let Ok(opened) = any::open(bytes, path) else {
+    let Ok(opened) = common::open(bytes, path) else {
         return "open";
     };
     let mut worst = ("open", PEAK.load(Relaxed));
@@ -78,10 +79,10 @@ fn exercise(bytes: &[u8], path: &Path) -> &'static str {
         PEAK.fetch_max(before, Relaxed);
     };
     step("info", &|| drop(opened.info()));
-    step("validate", &|| drop(opened.document.validate()));
+    step("validate", &|| drop(opened.validate()));
     step("dump", &|| drop(opened.dump()));
     let out = std::env::temp_dir().join("hangar-memory-bench.glb");
-    step("convert", &|| drop(any::convert(&opened, path, &out)));
+    step("convert", &|| drop(common::convert(&opened, &out)));
     worst.0
 }
 

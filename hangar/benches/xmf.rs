@@ -55,7 +55,7 @@ fn to_glb(files: &[(PathBuf, Vec<u8>)]) -> usize {
         .map(|(_, b)| {
             let (x, _) = xmf::read::read(b).unwrap();
             let (scene, _) = mesh::to_scene(&x, "m", Role::Visual).unwrap();
-            hangar::gltf::to_glb(&scene).unwrap().0.len()
+            common::to_glb(&scene).unwrap().0.len()
         })
         .sum()
 }

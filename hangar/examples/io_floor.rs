@@ -1,13 +1,13 @@
 //! The file work of a conversion batch with no conversion: every input is read the way
-//! `hangar convert` reads it (`io::read_input`) and an output of a given size is written the way it
-//! writes one (`io::write_outputs`: a temporary file, space reserved, vectored writes, a rename).
+//! `hangar convert` reads it (mapped from 1 MiB, else read whole from the open file) and an output
+//! of a given size is written the way it writes one (`Converted::write`: a temporary file, space
+//! reserved, a rename).
 //! `bench/compare.sh` times it beside the real batch and a plain copy, to show how much of a
 //! batch's time is the system's share of reading and writing those bytes.
 //!
 //! Usage: `io_floor IN_DIR OUT_DIR [SIZES_DIR]`: each output `OUT_DIR/STEM.glb` has the size of
 //! `SIZES_DIR/STEM.glb` (a real batch's output), or of its input when no SIZES_DIR is given.
 
-use hangar::io::{read_input, write_outputs, Pieces};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -36,9 +36,9 @@ fn run(input: &Path, output: &Path, sizes: Option<&Path>) -> hangar::Result<(usi
         .filter(|p| p.is_file())
         .collect();
     names.sort();
-    // One buffer as large as the largest output, written from for every file (the conversion's
-    // own buffers are not the point here).
-    let mut fill = Vec::new();
+    // One buffer, cut or grown to each output's size (the conversion's own buffers are not the
+    // point here).
+    let mut fill = hangar::Converted::default();
     let (mut read, mut written) = (0u64, 0u64);
     for p in &names {
         let bytes = read_input(p)?;
@@ -49,12 +49,28 @@ fn run(input: &Path, output: &Path, sizes: Option<&Path>) -> hangar::Result<(usi
         let n = sizes.map_or(bytes.len(), |dir| {
             std::fs::metadata(dir.join(&name)).map_or(bytes.len(), |m| m.len() as usize)
         });
-        if fill.len() < n {
-            fill.resize(n, 0x5a);
-        }
-        write_outputs(&[(&output.join(&name), &Pieces::from(&fill[..n]))])?;
+        fill.bytes.resize(n, 0x5a);
+        fill.write(&output.join(&name))?;
         read += bytes.len() as u64;
         written += n as u64;
     }
     Ok((names.len(), read, written))
+}
+
+/// An input's bytes as `hangar convert` reads them: mapped from 1 MiB, else read from the file
+/// already open with its size reserved.
+fn read_input(path: &Path) -> hangar::Result<Box<dyn std::ops::Deref<Target = [u8]>>> {
+    use std::io::Read;
+    let io = |e| hangar::Error::io(path, e);
+    let f = std::fs::File::open(path).map_err(io)?;
+    let len = f.metadata().map_err(io)?.len();
+    if len >= 1 << 20 {
+        // SAFETY: read-only map of an input no one writes to while the example runs.
+        if let Ok(m) = unsafe { memmap2::Mmap::map(&f) } {
+            return Ok(Box::new(m));
+        }
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0) + 1);
+    (&f).read_to_end(&mut bytes).map_err(io)?;
+    Ok(Box::new(bytes))
 }

@@ -4,11 +4,12 @@
 
 use crate::detect::Format;
 use crate::document::{dump_error, DUMP_VERSION};
-pub use crate::document::{no_motions, Document, FileFormat, Info, Motion, Opened, WriteOptions};
+pub use crate::document::{Document, FileFormat, Info, Opened, WriteOptions};
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::io::Pieces;
 use crate::model::Scene;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 impl Opened<'_> {
@@ -46,11 +47,6 @@ static FORMATS: &[&dyn FileFormat] = &[
     &crate::formats::dds::document::TextureFormat,
     &DumpFormat,
 ];
-
-/// The registered formats, in the order they are asked to recognise a file.
-pub fn formats() -> &'static [&'static dyn FileFormat] {
-    FORMATS
-}
 
 /// Detects the format of `bytes`: each registered format looks at the leading bytes; `path` (its
 /// extension) decides only between formats without a magic.
@@ -229,27 +225,6 @@ pub fn check_output(output: &Path) -> Result<()> {
     }
 }
 
-/// Converts an opened document to the bytes of `output` (whose name picks the type). Nothing is
-/// written here: the caller stores the bytes.
-pub fn convert(
-    opened: &Opened<'_>,
-    input: &Path,
-    output: &Path,
-) -> Result<(Vec<u8>, Vec<Warning>)> {
-    convert_with(opened, input, output, &[])
-}
-
-/// [`convert`] with animation files (`--motion`) whose clips are added to a glTF output.
-pub fn convert_with(
-    opened: &Opened<'_>,
-    input: &Path,
-    output: &Path,
-    motions: &[(String, &Opened<'_>)],
-) -> Result<(Vec<u8>, Vec<Warning>)> {
-    convert_textured(opened, input, output, motions, &Default::default())
-        .map(|c| (c.bytes, c.warnings))
-}
-
 /// Everything a conversion can be told: where a model's textures are found and how they travel,
 /// how a glTF output is encoded, and how a file built from a scene is written.
 #[derive(Default)]
@@ -280,8 +255,8 @@ pub struct Converted {
 }
 
 impl Converted {
-    /// Writes `output` and its files as one output (see [`crate::io::write_outputs`]): all of
-    /// them or none, the output itself last.
+    /// Writes `output` and its files as one output (each to a temporary file, renamed when all
+    /// are written): all of them or none, the output itself last.
     pub fn write(&self, output: &Path) -> Result<()> {
         write_with_files(output, &self.bytes[..].into(), &self.files)
     }
@@ -316,8 +291,8 @@ impl Made<'_> {
     }
 }
 
-/// What [`convert_and_write`] wrote: the output's size, how many files went beside it, and what
-/// was noticed on the way.
+/// What [`crate::Opened::write_to`] wrote: the output's size, how many files went beside it,
+/// and what was noticed on the way.
 #[derive(Debug, Default)]
 pub struct Wrote {
     pub bytes: usize,
@@ -408,13 +383,64 @@ fn convert_inner<T>(
             return then(plain(r?));
         }
     }
-    let (mut scene, mut warnings) = opened.document.to_scene(&stem(input), motions)?;
+    let (scene, warnings) = opened.document.to_scene(&stem(input), motions)?;
+    scene_made(
+        Cow::Owned(scene),
+        warnings,
+        input,
+        output,
+        opts,
+        opened.format.name(),
+        then,
+    )
+}
+
+/// Writes a neutral scene built elsewhere (arrays from Python, a scene made in code) as the file
+/// `output` names; textures are looked for around `output`.
+pub(crate) fn convert_scene(
+    scene: &Scene,
+    output: &Path,
+    opts: &ConvertOptions,
+) -> Result<Converted> {
+    check_output(output)?;
+    if ext_of(output) == "json" {
+        return Err(
+            Error::unsupported("a dump is written from a file, not from a scene").in_file(output),
+        );
+    }
+    scene_made(
+        Cow::Borrowed(scene),
+        Vec::new(),
+        output,
+        output,
+        opts,
+        "a scene",
+        |m| Ok(m.converted()),
+    )
+    .map_err(|e| e.in_file(output))
+}
+
+/// The output of a scene (`input` names where it came from): a format that writes scenes, or a
+/// glTF or OBJ with its textures. `from` names the input's format in messages.
+fn scene_made<T>(
+    mut scene: Cow<'_, Scene>,
+    mut warnings: Vec<Warning>,
+    input: &Path,
+    output: &Path,
+    opts: &ConvertOptions,
+    from: &str,
+    then: impl FnOnce(Made<'_>) -> Result<T>,
+) -> Result<T> {
     if let Some(f) = FORMATS.iter().find(|f| f.writes_scene(output)) {
         let (bytes, w) = f.write_scene(&scene, output, &opts.write)?;
         warnings.extend(w);
-        return then(plain((bytes, warnings)));
+        return then(Made {
+            body: bytes.into(),
+            files: Vec::new(),
+            warnings,
+        });
     }
-    let (mut placement, w) = textured_scene(&mut scene, input, output, &opts.textures);
+    let (mut placement, w) = textured_scene(scene.to_mut(), input, output, &opts.textures);
     warnings.extend(w);
     let files = std::mem::take(&mut placement.files);
     match scene_output(&scene, output, Some(&placement), opts.gltf) {
@@ -428,11 +454,10 @@ fn convert_inner<T>(
             })
         }
         None => Err(Error::unsupported(format!(
-            "{} is not written from {}: use one of {}",
+            "{} is not written from {from}: use one of {}",
             output
                 .extension()
                 .map_or("this file".into(), |e| format!(".{}", e.to_string_lossy())),
-            opened.format.name(),
             outputs()
         ))),
     }

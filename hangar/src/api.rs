@@ -60,6 +60,15 @@ impl From<&str> for Source {
     }
 }
 
+impl GameView {
+    /// The game a `GAME::path` names, opened (`None` for any other path): a face searches it
+    /// for textures after the user's own views.
+    pub fn of_spec(path: &Path) -> Option<Result<GameView>> {
+        let (game, _) = path.to_str().and_then(crate::vfs::split_spec)?;
+        Some(GameView::open(&game))
+    }
+}
+
 /// Opens a file (or a component folder) and reads it: its format is told by its first bytes.
 ///
 /// ```
@@ -275,22 +284,7 @@ impl Opened {
             });
         }
         if let Some(w) = self.component_files(output)? {
-            let dir = output.parent().unwrap_or(Path::new(""));
-            let mut files = Vec::new();
-            let mut bytes = Vec::new();
-            for (path, b) in w.files {
-                if path == output {
-                    bytes = b;
-                } else {
-                    files.push((path.strip_prefix(dir).unwrap_or(&path).to_path_buf(), b));
-                }
-            }
-            return Ok(Converted {
-                bytes,
-                files,
-                warnings: w.warnings,
-                what: String::new(),
-            });
+            return Ok(relative(w, output));
         }
         let motions = self.motion_list();
         any::convert_textured(&self.parsed, &self.name, output, &motions, options)
@@ -371,6 +365,52 @@ impl Opened {
     }
 }
 
+/// A component's files (absolute) as a [`Converted`] whose output is the XML `output` and whose
+/// other files are relative to its folder.
+fn relative(w: crate::assemble::Written, output: &Path) -> Converted {
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let mut files = Vec::new();
+    let mut bytes = Vec::new();
+    for (path, b) in w.files {
+        if path == output {
+            bytes = b;
+        } else {
+            files.push((path.strip_prefix(dir).unwrap_or(&path).to_path_buf(), b));
+        }
+    }
+    Converted {
+        bytes,
+        files,
+        warnings: w.warnings,
+        what: String::new(),
+    }
+}
+
+/// The way back from a neutral scene (built in code, or from arrays): the bytes of the file
+/// `output` names, as [`Opened::write_as`] gives them (`.glb`, `.gltf`, `.obj`, the game
+/// formats that are written from a scene, `.xml` for a whole component). Nothing is written;
+/// textures named by the scene are looked for around `output`.
+///
+/// ```
+/// let (scene, _) = hangar::open("../samples/wedge-lod0.xmf")?.to_scene()?;
+/// let glb = hangar::write_scene(&scene, "wedge.glb", &hangar::ConvertOptions::default())?;
+/// assert_eq!(&glb.bytes[..4], b"glTF");
+/// let back = hangar::open(hangar::Source::bytes("wedge.glb", glb.bytes))?;
+/// assert_eq!(back.info().vertices, 32);
+/// # Ok::<(), hangar::Error>(())
+/// ```
+pub fn write_scene(
+    scene: &Scene,
+    output: impl AsRef<Path>,
+    options: &ConvertOptions,
+) -> Result<Converted> {
+    let output = output.as_ref();
+    if crate::io::has_ext(output, "xml") {
+        return crate::assemble::from_scene(scene, output).map(|w| relative(w, output));
+    }
+    any::convert_scene(scene, output, options)
+}
+
 /// Everything a conversion can be told (see [`Opened::write_as`]).
 pub use crate::any::ConvertOptions;
 
@@ -388,7 +428,7 @@ impl std::fmt::Debug for Opened {
 /// format written from a scene). `original`, for a component, is the XML the scene was read from:
 /// the files of its data folder the scene does not rewrite are carried byte for byte. Every file
 /// is written whole, all of them or none.
-pub fn write_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Wrote> {
+pub fn write_scene_to(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Wrote> {
     let files = crate::original::from_scene(scene, output, original)?;
     files.write()?;
     Ok(Wrote {

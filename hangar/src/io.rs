@@ -149,10 +149,6 @@ impl<'a> Pieces<'a> {
         self.0.iter().map(|p| p.len()).sum()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|p| p.is_empty())
-    }
-
     /// The bytes joined.
     pub fn to_vec(&self) -> Vec<u8> {
         self.0.concat()
@@ -367,6 +363,21 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn resolve_inside_keeps_to_the_folder() {
+        let d = std::env::temp_dir().join(format!("hangar-io-resolve-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        std::fs::write(d.join("sub/a.bin"), b"abcd").unwrap();
+        let got = super::resolve_inside(&d, "sub/../sub/a.bin").unwrap();
+        assert_eq!(got, d.canonicalize().unwrap().join("sub/a.bin"));
+        assert_eq!(super::read_inside(&d, "sub/a.bin", 4).unwrap(), b"abcd");
+        for bad in ["", "/etc/passwd", "..", "sub", "missing.bin", "../hostile"] {
+            let e = super::resolve_inside(&d, bad).unwrap_err();
+            assert_eq!(e.kind, crate::error::ErrorKind::Refused, "{bad:?}: {e}");
+        }
+    }
+
     use super::Pieces;
     use std::borrow::Cow;
 

@@ -1,11 +1,14 @@
 //! hangar: read, check, convert and write the 3D model files of Egosoft's X Rebirth / X4 and
 //! Blizzard's M3.
 //!
-//! Layers, bottom up:
+//! The door is at the crate root: [`open`] a file (a path, `GAME::path`, a component folder or
+//! named bytes) and ask the [`Opened`] file for its [`Info`], its findings, its dump, its neutral
+//! scene or its bytes as another format; [`convert`] does what `hangar convert` does, [`batch`]
+//! converts a folder or a game at once, and [`write_scene`] writes a scene built elsewhere.
+//!
+//! Below the door, for people who want them:
 //! - [`formats`]: one module per file format, raw and reversible (read, write, check).
 //! - [`model`]: the format-neutral scene the formats convert to and from.
-//! - [`gltf`] and [`obj`]: the neutral scene as glTF 2.0 (both ways) and OBJ.
-//! - [`any`]: open any supported file by its magic and do what the CLI asks of it.
 
 // No input may crash hangar (issue 10): library code has no unwrap, expect, panic or unreachable.
 #![cfg_attr(
@@ -18,34 +21,39 @@
     )
 )]
 
-pub mod any;
+pub(crate) mod any;
 mod api;
-pub mod assemble;
+pub(crate) mod assemble;
 pub mod batch;
-pub mod bytes;
+pub(crate) mod bytes;
 mod convert;
-pub mod detect;
-pub mod document;
-pub mod error;
+pub(crate) mod detect;
+pub(crate) mod document;
+pub(crate) mod error;
 pub mod formats;
-pub mod gamepath;
-pub mod gltf;
-pub mod io;
+pub(crate) mod gamepath;
+pub(crate) mod gltf;
+pub(crate) mod io;
 pub mod model;
-pub mod normalized;
-pub mod obj;
-pub mod original;
-pub mod raw;
-pub mod samples;
-pub mod validate;
-pub mod vfs;
+pub(crate) mod normalized;
+pub(crate) mod obj;
+pub(crate) mod original;
+pub(crate) mod raw;
+pub(crate) mod validate;
+pub(crate) mod vfs;
 
 pub use api::{
-    open, write_scene, ConvertOptions, Converted, Info, Opened, Source, WriteOptions, Wrote,
+    open, write_scene, write_scene_to, ConvertOptions, Converted, Info, Opened, Source,
+    WriteOptions, Wrote,
 };
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
+pub use gltf::export::Options as GltfOptions;
+pub use textures::{Mode as TextureMode, Options as TextureOptions};
 pub use validate::{Finding, Severity};
-pub use vfs::GameView;
-pub mod textures;
+pub use vfs::Nearby;
+pub use vfs::{ByteSource, GameView, SharedSource};
+#[cfg(test)]
+mod test_corpus;
+pub(crate) mod textures;

@@ -30,51 +30,23 @@ impl Files {
     }
 }
 
-/// The files `output` names, made from `scene` (its extension picks the type: `.xml` a component,
-/// `.glb`/`.gltf`, or any format hangar writes from a scene). `original`, for a component, is the
-/// XML the scene was read from: the files of its data folder the scene does not write are added.
+/// The files `output` names, made from `scene` as [`crate::write_scene`] makes them, by path (the
+/// output last). `original`, for a component (an `.xml` output), is the XML the scene was read
+/// from: the files of its data folder the scene does not write are added.
 pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Files> {
-    let ext = output
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let mut out = Files::default();
-    match ext.as_str() {
-        "xml" => {
-            let w = crate::assemble::from_scene(scene, output)?;
-            out.files = w.files;
-            out.warnings = w.warnings;
-            if let Some(src) = original {
-                carry_data(scene, src, output, &mut out)?;
-            }
-        }
-        "glb" | "gltf" => {
-            let mut e = crate::gltf::export::to_gltf(scene).map_err(|e| e.in_file(output))?;
-            out.warnings = std::mem::take(&mut e.warnings);
-            let bytes = if ext == "glb" {
-                e.to_glb()
-            } else {
-                e.to_gltf_text()
-            }
-            .map_err(|e| e.in_file(output))?;
-            out.files.push((output.to_path_buf(), bytes));
-        }
-        _ => {
-            let f = crate::any::formats()
-                .iter()
-                .find(|f| f.writes_scene(output))
-                .ok_or_else(|| {
-                    Error::unsupported(format!(
-                        "{ext:?} is not written from a scene: use .xml, .glb, .gltf, .xmf, .m3, .m3a, .xac, .xsm or .xpm"
-                    ))
-                    .in_file(output)
-                })?;
-            let (bytes, w) = f
-                .write_scene(scene, output, &Default::default())
-                .map_err(|e| e.in_file(output))?;
-            out.warnings = w;
-            out.files.push((output.to_path_buf(), bytes));
-        }
+    let made = crate::api::write_scene(scene, output, &Default::default())?;
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let mut out = Files {
+        files: made
+            .files
+            .into_iter()
+            .map(|(p, b)| (dir.join(p), b))
+            .collect(),
+        warnings: made.warnings,
+    };
+    out.files.push((output.to_path_buf(), made.bytes));
+    if let Some(src) = original.filter(|_| crate::io::has_ext(output, "xml")) {
+        carry_data(scene, src, output, &mut out)?;
     }
     Ok(out)
 }

@@ -222,12 +222,7 @@ impl<'a> Search<'a> {
         (lib, warnings)
     }
 
-    /// The bytes of the texture the game names `path`, or the paths looked for.
-    pub fn read(&self, path: &str) -> Result<crate::io::Input, String> {
-        self.read_located(path).map(|(b, _, _)| b)
-    }
-
-    /// [`Self::read`], with the file on disk when the texture is a loose file (not inside a
+    /// The texture `path` names, with the file on disk when it is a loose file (not inside a
     /// catalog), and the game path it was found under.
     pub fn read_located(
         &self,
@@ -522,6 +517,86 @@ pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<W
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_mod_with_assets_in_two_letter_cases_has_the_textures_of_both() {
+        let root = std::env::temp_dir().join(format!("hangar-case-twins-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for d in ["Assets/Textures", "assets/textures", "Assets/Units"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        // Two red BC1 textures, one under each spelling of the folder.
+        // Any bytes: only where they are found and how many there are matter here.
+        let red = [7u8; 136];
+        std::fs::write(root.join("Assets/Textures/hull_d.dds"), &red).unwrap();
+        std::fs::write(root.join("assets/textures/hull_n.dds"), &red[..132]).unwrap();
+        let model = root.join("Assets/Units/ship.m3");
+        std::fs::write(&model, b"MD34").unwrap();
+        let nearby = crate::vfs::Nearby::default();
+        let search = super::Search::new(&model, &[], &nearby);
+        assert!(search.has_game);
+        // The game's spelling of either path finds the file under either folder.
+        for (path, len) in [
+            (r"Assets\Textures\hull_d.dds", 136),
+            ("assets/textures/hull_d.dds", 136),
+            (r"Assets\Textures\hull_n.dds", 132),
+            ("assets/textures/HULL_N", 132),
+        ] {
+            let (found, _, _) = search
+                .read_located(path)
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert_eq!(found.len(), len, "{path}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A texture that is not found is a note when no game or mod is in view (loose models keep their
+    /// textures elsewhere in the game), and a warning naming where it looked when one is.
+    #[test]
+    fn a_missing_texture_is_a_warning_only_with_a_game_in_view() {
+        let dir =
+            std::env::temp_dir().join(format!("hangar-textures-missing-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("game")).unwrap();
+        let scene = || {
+            let mut s = crate::model::Scene::default();
+            s.materials.push(crate::model::Material {
+                name: "hull".into(),
+                textures: crate::model::Textures {
+                    base_color: Some(r"assets\textures\hull_diff.dds".into()),
+                    ..Default::default()
+                },
+                extras: Default::default(),
+            });
+            s
+        };
+        let model = dir.join("hull.xmf");
+        let alone = crate::TextureOptions::default();
+        let mut s = scene();
+        let (images, w) = resolve(&mut s, &model, &alone);
+        assert!(images.images.is_empty());
+        assert_eq!(
+            s.materials[0].textures.base_color, None,
+            "no dangling texture"
+        );
+        assert_eq!(w.len(), 1);
+        assert!(w[0].note && w[0].message.contains("hull_diff"), "{w:?}");
+
+        let with_game = crate::TextureOptions {
+            views: vec![GameView::folder(&dir.join("game")).unwrap()],
+            ..Default::default()
+        };
+        let mut s = scene();
+        let (_, w) = resolve(&mut s, &model, &with_game);
+        assert_eq!(w.len(), 1);
+        assert!(!w[0].note, "{w:?}");
+        assert!(
+            w[0].message.contains("assets\\textures\\hull_diff.dds")
+                && w[0].message.contains("game"),
+            "{}",
+            w[0].message
+        );
+    }
+
     use super::*;
 
     #[test]

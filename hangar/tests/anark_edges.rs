@@ -264,7 +264,7 @@ fn spec_built_bsg_reads_back_and_becomes_a_node_tree() {
             serde_json::json!([-1.0, -1.0, -1.0])
         );
         if !be {
-            let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
+            let (glb, _) = common::to_glb(&scene).unwrap();
             std::fs::write(common::gltf_out("anark").join("bsg.glb"), &glb).unwrap();
             let (doc, _) = common::load_glb(&glb);
             assert_eq!(doc.nodes().count(), 3);

@@ -4,7 +4,6 @@
 mod common;
 
 use common::{corpus, gltf_out, load_glb, name};
-use hangar::any;
 use hangar::formats::ani;
 use std::path::Path;
 
@@ -18,19 +17,18 @@ fn every_ani_rewrites_exactly_and_has_one_animation_a_state() {
     let mut states_total = 0;
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap_or_else(|e| panic!("{e}"));
-        let (again, _) = any::convert(&opened, f, Path::new("out.ani")).unwrap();
+        let opened = common::open(&bytes, f).unwrap_or_else(|e| panic!("{e}"));
+        let (again, _) = common::convert(&opened, Path::new("out.ani")).unwrap();
         assert!(again == bytes, "{}: rewrite differs", name(f));
         let dump = opened.dump().unwrap();
-        let back = any::open(dump.as_bytes(), Path::new("d.json")).unwrap();
-        let (from_json, _) =
-            any::convert(&back, Path::new("d.json"), Path::new("out.ani")).unwrap();
+        let back = common::open(dump.as_bytes(), Path::new("d.json")).unwrap();
+        let (from_json, _) = common::convert(&back, Path::new("out.ani")).unwrap();
         assert!(from_json == bytes, "{}: JSON round trip differs", name(f));
         let (file, _) = ani::read(&bytes).unwrap();
         let states = ani::states(&file);
         states_total += states.len();
         let dest = out.join(format!("{}.glb", name(f)));
-        let (glb, _) = any::convert(&opened, f, &dest).unwrap();
+        let (glb, _) = common::convert(&opened, &dest).unwrap();
         std::fs::write(&dest, &glb).unwrap();
         let (doc, _) = load_glb(&glb);
         let names: Vec<&str> = doc.animations().map(|a| a.name().unwrap()).collect();

@@ -4,7 +4,6 @@
 //! keeps positions and vertices; an untouched XML comes back byte for byte.
 
 mod common;
-use hangar::assemble;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -186,8 +185,8 @@ fn corpus_components_place_parts_and_round_trip() {
             + text.matches("<arealight ").count()
             + text.matches("<box ").count()
             + text.matches("<spot ").count();
-        let (scene, _) = assemble::to_scene(&xml).unwrap();
-        let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
+        let (scene, _) = common::component_scene(&xml).unwrap();
+        let (glb, _) = common::to_glb(&scene).unwrap();
         std::fs::write(out.join(format!("{name}.glb")), &glb).unwrap();
         let (got, nlights, nanims, vertices) = glb_positions(&glb);
         for (part, p) in &want {
@@ -215,9 +214,9 @@ fn corpus_components_place_parts_and_round_trip() {
             .join("component_back")
             .join(&name);
         let _ = std::fs::remove_dir_all(&back_dir);
-        let imported = hangar::gltf::from_slice(&glb, None).unwrap();
+        let imported = common::from_glb(&glb).unwrap();
         let back = back_dir.join(&name);
-        let w = assemble::from_scene(&imported.scene, &back).unwrap();
+        let w = common::from_scene(&imported, &back).unwrap();
         write_all(&w.files);
         assert_eq!(
             std::fs::read(&back).unwrap(),
@@ -238,13 +237,13 @@ fn corpus_components_place_parts_and_round_trip() {
                     std::fs::read_dir(xml.parent().unwrap())
                         .unwrap()
                         .map(|e| e.unwrap().path())
-                        .find(|p| hangar::io::has_ext(p, "ani"))
+                        .find(|p| common::has_ext(p, "ani"))
                 })
                 .unwrap();
             let (_, bytes) = w
                 .files
                 .iter()
-                .find(|(p, _)| hangar::io::has_ext(p, "ani"))
+                .find(|(p, _)| common::has_ext(p, "ani"))
                 .unwrap_or_else(|| panic!("{name}: no .ani written"));
             assert_eq!(
                 bytes,
@@ -254,11 +253,7 @@ fn corpus_components_place_parts_and_round_trip() {
         }
         // Untouched parts: every XMF as it was, byte for byte.
         let mut same = 0;
-        for (p, bytes) in w
-            .files
-            .iter()
-            .filter(|(p, _)| hangar::io::has_ext(p, "xmf"))
-        {
+        for (p, bytes) in w.files.iter().filter(|(p, _)| common::has_ext(p, "xmf")) {
             let file = p.file_name().unwrap().to_string_lossy().to_lowercase();
             let data = p
                 .parent()
@@ -278,8 +273,8 @@ fn corpus_components_place_parts_and_round_trip() {
             same += 1;
         }
         assert!(same > 0, "{name}: no XMF written");
-        let (scene2, _) = assemble::to_scene(&back).unwrap();
-        let (glb2, _) = hangar::gltf::to_glb(&scene2).unwrap();
+        let (scene2, _) = common::component_scene(&back).unwrap();
+        let (glb2, _) = common::to_glb(&scene2).unwrap();
         let (got2, _, nanims2, vertices2) = glb_positions(&glb2);
         assert_eq!(vertices2, vertices, "{name}: vertices after the round trip");
         assert_eq!(nanims2, nanims, "{name}: animations after the round trip");
@@ -302,7 +297,7 @@ fn dropship_counts() {
         .iter()
         .find(|p| p.ends_with("arg_dropship.xml"))
         .unwrap();
-    let (scene, _) = assemble::to_scene(xml).unwrap();
+    let (scene, _) = common::component_scene(xml).unwrap();
     let parts = scene
         .nodes
         .iter()
@@ -353,7 +348,7 @@ fn tiny_component_duplicates_markers_and_a_moved_part() {
     std::fs::create_dir_all(&dir).unwrap();
     let xml = dir.join("tiny.xml");
     std::fs::write(&xml, TINY).unwrap();
-    let (mut scene, warnings) = assemble::to_scene(&xml).unwrap();
+    let (mut scene, warnings) = common::component_scene(&xml).unwrap();
     // The duplicate part name is reported and kept distinct.
     assert!(
         warnings
@@ -380,14 +375,14 @@ fn tiny_component_duplicates_markers_and_a_moved_part() {
 
     // Untouched: same XML text. A part moved: only its <offset> changes.
     let back = dir.join("out").join("tiny.xml");
-    let w = assemble::from_scene(&scene, &back).unwrap();
+    let w = common::from_scene(&scene, &back).unwrap();
     assert_eq!(w.files.len(), 1, "no meshes: the XML alone");
     assert_eq!(w.files[0].1, TINY.as_bytes());
     let body = scene.nodes.iter().position(|n| n.name == "body").unwrap();
     scene.nodes[body].translation.z = 10.0;
     let w = {
         // No meshes in this component: the XML alone is written.
-        assemble::from_scene(&scene, &back).unwrap()
+        common::from_scene(&scene, &back).unwrap()
     };
     let (_, text) = w.files.iter().find(|(p, _)| p == &back).unwrap();
     let text = String::from_utf8(text.clone()).unwrap();
@@ -409,8 +404,8 @@ fn foreign_gltf_without_parts_is_refused_naming_the_problem() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("component_none")
         .join("x.xml");
-    let err = assemble::from_scene(&scene, &out).unwrap_err();
-    assert_eq!(err.kind, hangar::error::ErrorKind::Refused);
+    let err = common::from_scene(&scene, &out).unwrap_err();
+    assert_eq!(err.kind, hangar::ErrorKind::Refused);
     assert!(err.message.contains("no node looks like a part"), "{err}");
 }
 
@@ -423,9 +418,9 @@ fn a_new_mesh_node_becomes_a_part_with_a_connection() {
         .iter()
         .find(|p| p.ends_with("weapon_otas_l_aquilo.xml"))
         .unwrap();
-    let (scene, _) = assemble::to_scene(xml).unwrap();
-    let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
-    let mut s = hangar::gltf::from_slice(&glb, None).unwrap().scene;
+    let (scene, _) = common::component_scene(xml).unwrap();
+    let (glb, _) = common::to_glb(&scene).unwrap();
+    let mut s = common::from_glb(&glb).unwrap();
     // A copy of part_socket's lod0 mesh as a new node under part_socket, 2 m up.
     let socket = s
         .nodes
@@ -445,7 +440,7 @@ fn a_new_mesh_node_becomes_a_part_with_a_connection() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_added");
     let _ = std::fs::remove_dir_all(&dir);
     let back = dir.join("weapon_otas_l_aquilo.xml");
-    let w = assemble::from_scene(&s, &back).unwrap();
+    let w = common::from_scene(&s, &back).unwrap();
     write_all(&w.files);
     let text = std::fs::read_to_string(&back).unwrap();
     assert!(
@@ -453,7 +448,7 @@ fn a_new_mesh_node_becomes_a_part_with_a_connection() {
         "{text}"
     );
     assert!(w.files.iter().any(|(p, _)| p.ends_with("new_fin-lod0.xmf")));
-    let (again, _) = assemble::to_scene(&back).unwrap();
+    let (again, _) = common::component_scene(&back).unwrap();
     let fin = again
         .nodes
         .iter()
@@ -513,7 +508,7 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
     let cat = root.join("ext_01.cat");
     hangar::formats::catalog::pack(&src, &cat, &|_| {}).unwrap();
     let spec = PathBuf::from(format!("{}::Assets/Props/Logo/LOGO_10m.xml", cat.display()));
-    let (scene, _) = assemble::to_scene(&spec).unwrap();
+    let (scene, _) = common::component_scene(&spec).unwrap();
     let wedge = std::fs::read(samples.join("wedge-lod0.xmf")).unwrap();
     let part = scene
         .nodes
@@ -537,7 +532,7 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
         .unwrap();
     assert_eq!(
         scene.meshes[lod0].vertices.len() as u64,
-        hangar::any::open(&wedge, Path::new("w.xmf"))
+        common::open(&wedge, Path::new("w.xmf"))
             .unwrap()
             .info()
             .vertices
@@ -545,8 +540,8 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
 
     // Through glTF and a tool that reorders vertices and triangle corners (as Blender does): the
     // untouched parts are the packed files again, byte for byte.
-    let (glb, _) = hangar::gltf::to_glb(&scene).unwrap();
-    let mut scene = hangar::gltf::from_slice(&glb, None).unwrap().scene;
+    let (glb, _) = common::to_glb(&scene).unwrap();
+    let mut scene = common::from_glb(&glb).unwrap();
     let m = &mut scene.meshes[lod0];
     let n = m.vertices.positions.len() as u32;
     m.vertices.positions.reverse();
@@ -565,8 +560,8 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
         }
     }
     let out = root.join("out").join("logo_10m.xml");
-    let w = assemble::from_scene(&scene, &out).unwrap();
-    let written = |w: &assemble::Written, f: &str| {
+    let w = common::from_scene(&scene, &out).unwrap();
+    let written = |w: &common::Written, f: &str| {
         w.files
             .iter()
             .find(|(p, _)| p.ends_with(f))
@@ -581,7 +576,7 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
     // A vertex moved: that part is written anew, with the move.
     scene.meshes[lod0].vertices.positions[0][1] += 0.5;
     let moved = scene.meshes[lod0].vertices.positions[0];
-    let w = assemble::from_scene(&scene, &out).unwrap();
+    let w = common::from_scene(&scene, &out).unwrap();
     let bytes = written(&w, "part_main-lod0.xmf");
     assert_ne!(bytes, wedge);
     let (file, _) = hangar::formats::xmf::read::read(&bytes).unwrap();
@@ -607,7 +602,7 @@ fn gltf_animations_are_written_as_ani_keys() {
     std::fs::create_dir_all(&dir).unwrap();
     let xml = dir.join("tiny.xml");
     std::fs::write(&xml, TINY).unwrap();
-    let (mut scene, _) = assemble::to_scene(&xml).unwrap();
+    let (mut scene, _) = common::component_scene(&xml).unwrap();
     let body = scene.nodes.iter().position(|n| n.name == "body").unwrap();
     let quarter = glam::Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
     let new = Animation {
@@ -635,11 +630,11 @@ fn gltf_animations_are_written_as_ani_keys() {
     };
     scene.animations.push(new.clone());
     let back = dir.join("out").join("tiny.xml");
-    let w = assemble::from_scene(&scene, &back).unwrap();
+    let w = common::from_scene(&scene, &back).unwrap();
     let (path, bytes) = w
         .files
         .iter()
-        .find(|(p, _)| hangar::io::has_ext(p, "ani"))
+        .find(|(p, _)| common::has_ext(p, "ani"))
         .unwrap();
     assert_eq!(path, &dir.join("out").join("Tiny_Data.ani"));
     let (ani, _) = hangar::formats::ani::read(bytes).unwrap();
@@ -673,11 +668,11 @@ fn gltf_animations_are_written_as_ani_keys() {
     let mut again = scene.clone();
     again.animations = anims;
     again.animations[0].channels[0].values[3] = -4.0;
-    let w = assemble::from_scene(&again, &back).unwrap();
+    let w = common::from_scene(&again, &back).unwrap();
     let (_, bytes) = w
         .files
         .iter()
-        .find(|(p, _)| hangar::io::has_ext(p, "ani"))
+        .find(|(p, _)| common::has_ext(p, "ani"))
         .unwrap();
     let (ani, _) = hangar::formats::ani::read(bytes).unwrap();
     assert_eq!(
@@ -728,7 +723,7 @@ fn a_reused_part_is_found_through_the_game_index() {
     std::fs::write(game.join("assets/units/ship.xml"), ship).unwrap();
 
     let spec = PathBuf::from(format!("{}::assets/units/ship.xml", game.display()));
-    let (scene, warnings) = assemble::to_scene(&spec).unwrap();
+    let (scene, warnings) = common::component_scene(&spec).unwrap();
     let door = scene.nodes.iter().position(|n| n.name == "door").unwrap();
     let mesh_node = scene
         .nodes
@@ -736,9 +731,7 @@ fn a_reused_part_is_found_through_the_game_index() {
         .find(|n| n.parent == Some(door) && n.mesh.is_some())
         .unwrap_or_else(|| panic!("no mesh under the reused part: {warnings:?}"));
     let wedge = std::fs::read(samples.join("wedge-lod0.xmf")).unwrap();
-    let info = hangar::any::open(&wedge, Path::new("w.xmf"))
-        .unwrap()
-        .info();
+    let info = common::open(&wedge, Path::new("w.xmf")).unwrap().info();
     assert_eq!(info.vertices, 32);
     assert_eq!(scene.meshes[mesh_node.mesh.unwrap()].vertices.len(), 32);
     assert!(mesh_node.extras["x4"]["reused"]
@@ -746,7 +739,7 @@ fn a_reused_part_is_found_through_the_game_index() {
         .unwrap()
         .ends_with("assets/interiors/body_data/door_left-lod0.xmf"));
     // Written back: the XML as it was, and no XMF copied from the other component.
-    let w = assemble::from_scene(&scene, &root.join("out/ship.xml")).unwrap();
+    let w = common::from_scene(&scene, &root.join("out/ship.xml")).unwrap();
     assert_eq!(
         w.files.len(),
         1,
@@ -759,7 +752,7 @@ fn a_reused_part_is_found_through_the_game_index() {
     let alone = root.join("alone");
     std::fs::create_dir_all(&alone).unwrap();
     std::fs::write(alone.join("ship.xml"), ship).unwrap();
-    let (scene, warnings) = assemble::to_scene(&alone.join("ship.xml")).unwrap();
+    let (scene, warnings) = common::component_scene(&alone.join("ship.xml")).unwrap();
     let w = warnings
         .iter()
         .find(|w| w.message.contains("interior_body.door_left"))

@@ -3,9 +3,11 @@
 //! glTF together, a posed vertex is checked against a hand computation.
 
 mod common;
+#[allow(dead_code)]
+#[path = "common/wedge.rs"]
+mod wedge;
 
 use glam::{Mat4, Quat, Vec3};
-use hangar::any;
 use hangar::formats::emfx;
 use hangar::model::{
     Material, Mesh, MorphTarget, Node, Primitive, Scene, Skin, Textures, Vertices,
@@ -268,17 +270,14 @@ fn a_written_actor_with_a_motion_and_a_morph_motion_poses_as_computed_by_hand() 
 
     let xsm = wave_xsm();
     let xpm = smile_xpm();
-    let a = any::open(&xac, Path::new("strip.xac")).unwrap();
-    let m1 = any::open(&xsm, Path::new("wave.xsm")).unwrap();
-    let m2 = any::open(&xpm, Path::new("smile.xpm")).unwrap();
+    let mut a = common::open(&xac, Path::new("strip.xac")).unwrap();
+    let m1 = common::open(&xsm, Path::new("wave.xsm")).unwrap();
+    let m2 = common::open(&xpm, Path::new("smile.xpm")).unwrap();
     let dest = common::gltf_out("emfx_edges").join("strip.glb");
-    let (glb, _) = any::convert_with(
-        &a,
-        Path::new("strip.xac"),
-        &dest,
-        &[("wave".into(), &m1), ("smile".into(), &m2)],
-    )
-    .unwrap();
+    // Each clip is named after its motion file's stem.
+    a.add_motion(m1);
+    a.add_motion(m2);
+    let (glb, _) = common::convert(&a, &dest).unwrap();
     std::fs::write(&dest, &glb).unwrap();
     let (doc, _) = common::load_glb(&glb);
     let anims: Vec<&str> = doc.animations().map(|x| x.name().unwrap()).collect();
@@ -307,15 +306,15 @@ fn a_written_actor_with_a_motion_and_a_morph_motion_poses_as_computed_by_hand() 
 #[test]
 fn an_xpm_rewrites_exactly_and_through_json() {
     let bytes = smile_xpm();
-    let o = any::open(&bytes, Path::new("smile.xpm")).unwrap();
-    assert!(o.warnings.is_empty());
+    let o = common::open(&bytes, Path::new("smile.xpm")).unwrap();
+    assert!(o.warnings().is_empty());
     let info = o.info();
     assert_eq!(info.details["motion_name"], "smile");
-    let (again, _) = any::convert(&o, Path::new("smile.xpm"), Path::new("o.xpm")).unwrap();
+    let (again, _) = common::convert(&o, Path::new("o.xpm")).unwrap();
     assert_eq!(again, bytes);
     let dump = o.dump().unwrap();
-    let back = any::open(dump.as_bytes(), Path::new("d.json")).unwrap();
-    let (from_json, _) = any::convert(&back, Path::new("d.json"), Path::new("o.xpm")).unwrap();
+    let back = common::open(dump.as_bytes(), Path::new("d.json")).unwrap();
+    let (from_json, _) = common::convert(&back, Path::new("o.xpm")).unwrap();
     assert_eq!(from_json, bytes);
     // 8-byte header, two chunk headers, metadata (8, then "test", "", "" and "smile" each after an
     // i32 length), one track (20 + "bulge") of two 8-byte keys.
@@ -332,7 +331,7 @@ fn the_xac_writer_refuses_an_empty_scene_and_roots_a_static_one() {
     let err = emfx::build::actor(&s).unwrap_err();
     assert_eq!(err.path, "XAC.nodes");
     // The shipped wedge: one mesh node, no bones -> a root node named after the scene.
-    let wedge = hangar::samples::wedge_scene();
+    let wedge = wedge::wedge_scene();
     let file = emfx::build::actor(&wedge).unwrap();
     let (back, _) = emfx::scene::to_scene(&file, "wedge").unwrap();
     assert_eq!(back.nodes[0].name, "wedge");
@@ -361,9 +360,9 @@ fn textures_found_on_disk_are_embedded_and_read_back() {
     std::fs::write(dir.join("strip_diffuse.png"), &png).unwrap();
     let xac_path = dir.join("strip.xac");
     let xac = emfx::write(&emfx::build::actor(&strip()).unwrap()).unwrap();
-    let opened = any::open(&xac, &xac_path).unwrap();
+    let opened = common::open(&xac, &xac_path).unwrap();
     let dest = common::gltf_out("emfx_textures").join("strip.glb");
-    let (glb, warnings) = any::convert(&opened, &xac_path, &dest).unwrap();
+    let (glb, warnings) = common::convert(&opened, &dest).unwrap();
     assert!(
         warnings.iter().all(|w| !w.message.contains("not found")),
         "{warnings:?}"
@@ -378,8 +377,8 @@ fn textures_found_on_disk_are_embedded_and_read_back() {
     assert_eq!(mime_type, "image/png");
     assert_eq!(view.length(), png.len());
     assert_eq!(image.name(), Some("strip_diffuse"));
-    let back = any::open(&glb, &dest).unwrap();
-    let (scene, _) = back.document.to_scene("strip", &[]).unwrap();
+    let back = common::open(&glb, &dest).unwrap();
+    let (scene, _) = back.to_scene().unwrap();
     assert_eq!(
         scene.materials[0].textures.base_color.as_deref(),
         Some("strip_diffuse")

@@ -3,19 +3,18 @@
 
 mod common;
 
-use hangar::any;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
 fn exercise(bytes: &[u8], path: &Path) -> Result<(), hangar::Error> {
-    let opened = any::open(bytes, path)?;
-    let _ = opened.document.validate();
+    let opened = common::open(bytes, path)?;
+    let _ = opened.validate();
     let _ = opened.info();
     let _ = opened.dump()?;
     let ext = path.extension().unwrap().to_string_lossy().to_string();
-    let _ = any::convert(&opened, path, Path::new(&format!("out.{ext}")))?;
+    let _ = common::convert(&opened, Path::new(&format!("out.{ext}")))?;
     if ext != "xsm" {
-        let _ = any::convert(&opened, path, Path::new("out.glb"))?;
+        let _ = common::convert(&opened, Path::new("out.glb"))?;
     }
     Ok(())
 }
@@ -78,12 +77,12 @@ fn a_huge_count_is_refused_before_allocating() {
     for v in [0xBu32, 8, 1, 0x4000_0000, 0] {
         b.extend_from_slice(&v.to_le_bytes());
     }
-    let opened = any::open(&b, Path::new("bomb.xac")).unwrap();
-    let w = &opened.warnings[0];
+    let opened = common::open(&b, Path::new("bomb.xac")).unwrap();
+    let w = &opened.warnings()[0];
     assert_eq!(w.offset, Some(8));
     assert!(w.message.contains("does not follow its layout"), "{w}");
     assert!(w.message.contains("do not fit"), "{w}");
-    let (again, _) = any::convert(&opened, Path::new("bomb.xac"), Path::new("o.xac")).unwrap();
+    let (again, _) = common::convert(&opened, Path::new("o.xac")).unwrap();
     assert_eq!(again, b);
 }
 

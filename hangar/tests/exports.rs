@@ -3,7 +3,6 @@
 
 mod common;
 
-use hangar::any;
 use std::path::{Path, PathBuf};
 
 fn corpus_file(sub: &str, name: &str) -> Option<PathBuf> {
@@ -18,9 +17,9 @@ fn corpus_file(sub: &str, name: &str) -> Option<PathBuf> {
 
 fn convert(input: &Path, out_name: &str) -> Vec<u8> {
     let bytes = std::fs::read(input).unwrap();
-    let opened = any::open(&bytes, input).unwrap();
+    let opened = common::open(&bytes, input).unwrap();
     let out = common::gltf_out("exports").join(out_name);
-    let (glb, _) = any::convert(&opened, input, &out).unwrap();
+    let (glb, _) = common::convert(&opened, &out).unwrap();
     if out_name.ends_with(".glb") {
         std::fs::write(&out, &glb).unwrap();
     }
@@ -82,8 +81,8 @@ fn unweighted_m3_vertices_follow_their_regions_first_lookup_bone() {
         return;
     };
     let bytes = std::fs::read(&f).unwrap();
-    let opened = any::open(&bytes, &f).unwrap();
-    let (scene, _) = opened.document.to_scene("p", &[]).unwrap();
+    let opened = common::open(&bytes, &f).unwrap();
+    let (scene, _) = opened.to_scene().unwrap();
     // Three regions, one bone each: lookup [3, 1, 2]; every vertex has one weight or none, so all
     // follow that bone (bone 0 moves none of them).
     let meshes: Vec<_> = scene
@@ -110,7 +109,7 @@ fn names_in_the_8_bit_code_page_are_decoded_and_written_back_as_they_were() {
         return;
     };
     let bytes = std::fs::read(&f).unwrap();
-    let opened = any::open(&bytes, &f).unwrap();
+    let opened = common::open(&bytes, &f).unwrap();
     let nodes = opened.info().details["nodes"].clone();
     let names: Vec<&str> = nodes
         .as_array()
@@ -123,7 +122,7 @@ fn names_in_the_8_bit_code_page_are_decoded_and_written_back_as_they_were() {
         "{names:?}"
     );
     assert!(names.iter().all(|n| !n.trim().is_empty()));
-    let (same, _) = any::convert(&opened, &f, Path::new("again.xac")).unwrap();
+    let (same, _) = common::convert(&opened, Path::new("again.xac")).unwrap();
     assert_eq!(same, bytes);
     let glb = convert(&f, "latin1.glb");
     let (doc, _) = common::load_glb(&glb);
@@ -136,12 +135,12 @@ fn an_actor_through_gltf_keeps_its_skin_and_only_lod_0() {
         return;
     };
     let bytes = std::fs::read(&f).unwrap();
-    let original = any::open(&bytes, &f).unwrap().info();
+    let original = common::open(&bytes, &f).unwrap().info();
     let glb = convert(&f, "zulu.glb");
     let g = Path::new("zulu.glb");
-    let opened = any::open(&glb, g).unwrap();
-    let (xac, _) = any::convert(&opened, g, Path::new("zulu.xac")).unwrap();
-    let back = any::open(&xac, Path::new("zulu.xac")).unwrap().info();
+    let opened = common::open(&glb, g).unwrap();
+    let (xac, _) = common::convert(&opened, Path::new("zulu.xac")).unwrap();
+    let back = common::open(&xac, Path::new("zulu.xac")).unwrap().info();
     // Five nested LOD actors in the file; only the actor itself comes back.
     assert_eq!(original.triangles, 1936);
     assert_eq!(back.triangles, 1936);
@@ -185,14 +184,14 @@ fn morph_gltf() -> Vec<u8> {
 fn a_gltf_shape_key_becomes_an_xac_morph_target() {
     let g = morph_gltf();
     let p = Path::new("tri.gltf");
-    let opened = any::open(&g, p).unwrap();
-    let (xac, _) = any::convert(&opened, p, Path::new("tri.xac")).unwrap();
-    let back = any::open(&xac, Path::new("tri.xac")).unwrap();
+    let opened = common::open(&g, p).unwrap();
+    let (xac, _) = common::convert(&opened, Path::new("tri.xac")).unwrap();
+    let back = common::open(&xac, Path::new("tri.xac")).unwrap();
     assert_eq!(
         back.info().details["morph_targets"],
         serde_json::json!(["bulge"])
     );
-    let (scene, _) = back.document.to_scene("tri", &[]).unwrap();
+    let (scene, _) = back.to_scene().unwrap();
     let t = &scene.meshes[0].morph_targets[0];
     assert_eq!(t.name, "bulge");
     // Every vertex moves 0.5 along Z (quantised to 16 bits over the target's range).
@@ -226,15 +225,18 @@ fn a_lod_file_takes_its_own_level_only() {
         .unwrap()
         .bytes;
     std::fs::write(&out, &glb).unwrap();
-    let opened = any::open(&glb, &out).unwrap();
+    let opened = common::open(&glb, &out).unwrap();
     for (name, want) in [("hull-lod0.xmf", t0), ("hull-lod1.xmf", t1)] {
-        let (xmf, _) = any::convert(&opened, &out, Path::new(name)).unwrap();
+        let (xmf, _) = common::convert(&opened, Path::new(name)).unwrap();
         assert_eq!(triangles_of(&xmf, name), want, "{name}");
     }
 }
 
 fn triangles_of(bytes: &[u8], name: &str) -> u64 {
-    any::open(bytes, Path::new(name)).unwrap().info().triangles
+    common::open(bytes, Path::new(name))
+        .unwrap()
+        .info()
+        .triangles
 }
 
 #[test]
@@ -248,20 +250,16 @@ fn motion_clips_are_named_by_their_files_and_never_twice_the_same() {
     };
     let read = |p: &Path| std::fs::read(p).unwrap();
     let (a, i, k) = (read(&actor), read(&idle), read(&attack));
-    let oa = any::open(&a, &actor).unwrap();
-    let oi = any::open(&i, &idle).unwrap();
-    let ok = any::open(&k, &attack).unwrap();
-    let (scene, _) = oa
-        .document
-        .to_scene(
-            "zulu",
-            &[
-                ("Zulu_Idle".into(), &oi),
-                ("Zulu_Attack".into(), &ok),
-                ("Zulu_Idle".into(), &oi),
-            ],
-        )
-        .unwrap();
+    let mut oa = common::open(&a, &actor).unwrap();
+    // A clip is labelled by its file's stem: the same file added twice is told apart.
+    for (bytes, name) in [
+        (&i, "Zulu_Idle.xsm"),
+        (&k, "Zulu_Attack.xsm"),
+        (&i, "Zulu_Idle.xsm"),
+    ] {
+        oa.add_motion(common::open(bytes, Path::new(name)).unwrap());
+    }
+    let (scene, _) = oa.to_scene().unwrap();
     let names: Vec<&str> = scene.animations.iter().map(|a| a.name.as_str()).collect();
     // Every motion of the folder says "German" inside; the files tell them apart.
     assert_eq!(names, ["Zulu_Idle", "Zulu_Attack", "Zulu_Idle 2"]);

@@ -5,14 +5,13 @@
 
 mod common;
 use common::{corpus, gltf_out, name};
-use hangar::gltf::export::{to_gltf_with, Options};
-use hangar::gltf::import::from_slice;
 use hangar::model::{Property, Scene};
+use hangar::GltfOptions as Options;
 
 fn scene_of(path: &std::path::Path) -> Scene {
     let bytes = std::fs::read(path).unwrap();
-    let opened = hangar::any::open(&bytes, path).unwrap();
-    let mut scene = opened.document.to_scene("x", &[]).unwrap().0;
+    let opened = common::open(&bytes, path).unwrap();
+    let mut scene = opened.to_scene().unwrap().0;
     // No image URIs: the textures are not beside these files, and the validator would look.
     for m in &mut scene.materials {
         m.textures = Default::default();
@@ -143,11 +142,11 @@ fn corpus_models_quantized_and_compressed_read_back_within_one_step() {
         let first = scene_of(f);
         files += 1;
         for (k, (tag, opts)) in ways.iter().enumerate() {
-            let e = to_gltf_with(&first, None, *opts).unwrap();
-            let glb = e.to_glb().unwrap();
+            let (glb, _) = common::to_glb_with(&first, *opts).unwrap();
+            let root = common::glb_root(&glb);
             sizes[k] += glb.len();
             if k == 0 {
-                for m in &e.root.meshes {
+                for m in &root.meshes {
                     let Some(p) = m.primitives.first() else {
                         continue;
                     };
@@ -155,7 +154,7 @@ fn corpus_models_quantized_and_compressed_read_back_within_one_step() {
                         gltf_json::mesh::Semantic::Weights(0),
                     );
                     if let Some(a) = p.attributes.get(&weights) {
-                        let acc = &e.root.accessors[a.value()];
+                        let acc = &root.accessors[a.value()];
                         skinned += 1;
                         let u8 = gltf_json::accessor::ComponentType::U8;
                         if matches!(acc.component_type, gltf_json::validation::Checked::Valid(c) if c.0 == u8)
@@ -166,7 +165,7 @@ fn corpus_models_quantized_and_compressed_read_back_within_one_step() {
                     }
                 }
             }
-            let used = &e.root.extensions_used;
+            let used = &root.extensions_used;
             if !opts.compress {
                 assert!(!used.iter().any(|x| x == "EXT_meshopt_compression"));
             }
@@ -174,9 +173,8 @@ fn corpus_models_quantized_and_compressed_read_back_within_one_step() {
                 assert!(!used.iter().any(|x| x == "KHR_mesh_quantization"));
             }
             std::fs::write(out.join(format!("{}.{tag}.glb", name(f))), &glb).unwrap();
-            let back = from_slice(&glb, None)
-                .unwrap_or_else(|e| panic!("{} ({tag}): {e}", name(f)))
-                .scene;
+            let back =
+                common::from_glb(&glb).unwrap_or_else(|e| panic!("{} ({tag}): {e}", name(f)));
             compared += compare(
                 &first,
                 &back,
@@ -223,7 +221,7 @@ fn a_meshopt_stream_claiming_more_than_the_file_can_hold_is_refused() {
     glb.extend_from_slice(&8u32.to_le_bytes());
     glb.extend_from_slice(b"BIN\0");
     glb.extend_from_slice(&[0; 8]);
-    let e = from_slice(&glb, None).err().expect("refused");
+    let e = common::open(&glb, std::path::Path::new("x.glb")).unwrap_err();
     assert_eq!(e.path, "bufferViews[0].extensions.EXT_meshopt_compression");
     assert!(e.message.contains("more than this file can hold"), "{e}");
 }

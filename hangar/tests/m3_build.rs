@@ -5,7 +5,6 @@ mod common;
 
 use common::{corpus, f32s, m3_out, name, octet_uri, u16s, write_m3_checked};
 use hangar::formats::m3::{build, read, scene};
-use hangar::gltf::import;
 use hangar::model::{Animation, Channel, Interpolation, Mesh, Node, Primitive, Property, Scene};
 use std::path::Path;
 
@@ -236,9 +235,9 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
             continue;
         };
         // As `hangar convert x.m3 x.glb` does (textures looked for beside the model).
-        let opened = hangar::any::open(&bytes, f).unwrap();
-        let (glb, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
-        let imported = import::from_slice(&glb, None).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
+        let (glb, _) = common::convert(&opened, Path::new("x.glb")).unwrap();
+        let imported = common::import(&glb, Path::new("x.glb")).unwrap();
         let (out, _) = build::build(&imported.scene, &build::Options::default())
             .unwrap_or_else(|e| panic!("{}: {e}", name(f)));
         let written = write_m3_checked(&dir, &name(f), &out);
@@ -254,9 +253,9 @@ fn every_corpus_m3_goes_through_gltf_and_back_with_its_counts() {
         many_uvs += u;
         coloured += c;
         // The second glTF holds the geometry of the first.
-        let opened = hangar::any::open(&out, f).unwrap();
-        let (glb2, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
-        let again = import::from_slice(&glb2, None).unwrap();
+        let opened = common::open(&out, f).unwrap();
+        let (glb2, _) = common::convert(&opened, Path::new("x.glb")).unwrap();
+        let again = common::import(&glb2, Path::new("x.glb")).unwrap();
         let (a, b) = (counts(&imported.scene), counts(&again.scene));
         assert_eq!((a.0, a.1), (b.0, b.1), "{}: second glTF", name(f));
         same_positions(&imported.scene, &again.scene, &name(f));
@@ -307,9 +306,9 @@ fn each_modl_version_round_trips_with_its_structure_versions() {
         let bytes = std::fs::read(f).unwrap();
         let (m3, _) = read::read(&bytes).unwrap();
         let (first, _) = scene::to_scene(&m3, "x", &[]).unwrap();
-        let opened = hangar::any::open(&bytes, f).unwrap();
-        let (glb, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
-        let imported = import::from_slice(&glb, None).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
+        let (glb, _) = common::convert(&opened, Path::new("x.glb")).unwrap();
+        let imported = common::import(&glb, Path::new("x.glb")).unwrap();
         for v in build::VERSIONS {
             let opts = build::Options {
                 modl_version: v.modl,
@@ -400,7 +399,7 @@ fn ref_empties_cameras_and_khr_lights_become_attachment_points_cameras_and_light
          "translation": [1.0, 3.0, 0.0]}
       ]
     }"#;
-    let imported = import::from_slice(gltf.as_bytes(), None).unwrap();
+    let imported = common::import(gltf.as_bytes(), Path::new("x.gltf")).unwrap();
     assert_eq!(imported.scene.cameras.len(), 1);
     assert_eq!(imported.scene.lights[0].range, Some(12.0));
     let (bytes, _) = build::build(&imported.scene, &build::Options::default()).unwrap();
@@ -508,7 +507,7 @@ fn more_than_four_weights_keep_the_strongest_four_renormalised() {
         }),
     );
     std::fs::write(common::gltf_out("m3_build").join("six_weights.gltf"), &text).unwrap();
-    let imported = import::from_slice(text.as_bytes(), None).unwrap();
+    let imported = common::import(text.as_bytes(), Path::new("x.gltf")).unwrap();
     assert!(
         imported.warnings.iter().any(|w| w
             .message
@@ -561,7 +560,7 @@ fn lines_are_skipped_and_strips_and_fans_become_triangles() {
         }),
     );
     std::fs::write(common::gltf_out("m3_build").join("modes.gltf"), &text).unwrap();
-    let imported = import::from_slice(text.as_bytes(), None).unwrap();
+    let imported = common::import(text.as_bytes(), Path::new("x.gltf")).unwrap();
     let skipped: Vec<&str> = imported
         .warnings
         .iter()
@@ -616,10 +615,10 @@ fn every_x4_lod0_xmf_goes_through_gltf_into_an_m3() {
         .filter(|f| name(f).to_ascii_lowercase().ends_with("-lod0.xmf"))
     {
         let bytes = std::fs::read(f).unwrap();
-        let opened = hangar::any::open(&bytes, f).unwrap();
-        let (xmf, _) = opened.document.to_scene("x", &[]).unwrap();
-        let (glb, _) = hangar::any::convert(&opened, f, Path::new("x.glb")).unwrap();
-        let imported = import::from_slice(&glb, None).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
+        let (xmf, _) = opened.to_scene().unwrap();
+        let (glb, _) = common::convert(&opened, Path::new("x.glb")).unwrap();
+        let imported = common::import(&glb, Path::new("x.glb")).unwrap();
         let (out, _) = build::build(&imported.scene, &build::Options::default())
             .unwrap_or_else(|e| panic!("{}: {e}", name(f)));
         let stem = name(f).trim_end_matches(".xmf").to_string();
@@ -696,7 +695,7 @@ fn blender_exports_become_m3_files() {
     for (file, vertices, triangles, bones, seqs, atts) in cases {
         let path = here.join(file);
         let bytes = std::fs::read(&path).unwrap();
-        let imported = import::from_slice(&bytes, path.parent()).unwrap();
+        let imported = common::import(&bytes, &path).unwrap();
         let (out, _) = build::build(&imported.scene, &build::Options::default()).unwrap();
         let stem = file.rsplit('/').next().unwrap().split('.').next().unwrap();
         let c = write_m3_checked(&dir, &format!("{stem}.m3"), &out);
@@ -733,9 +732,8 @@ fn blender_exports_become_m3_files() {
                 Some("Assets/Textures/crate_diffuse.dds")
             );
         }
-        let opened = hangar::any::open(&out, Path::new("x.m3")).unwrap();
-        let (glb, _) =
-            hangar::any::convert(&opened, Path::new("x.m3"), Path::new("x.glb")).unwrap();
+        let opened = common::open(&out, Path::new("x.m3")).unwrap();
+        let (glb, _) = common::convert(&opened, Path::new("x.glb")).unwrap();
         std::fs::write(gltf_dir.join(format!("{stem}.glb")), glb).unwrap();
     }
 }
@@ -812,8 +810,8 @@ fn bones_sharing_an_anim_id_share_one_decoded_track() {
         moved[1].values
     );
     // And one output accessor in the glTF for both channels.
-    let e = hangar::gltf::to_gltf(&back).unwrap();
-    let samplers = &e.root.animations[0].samplers;
+    let root = common::glb_root(&common::to_glb(&back).unwrap().0);
+    let samplers = &root.animations[0].samplers;
     let outputs: std::collections::BTreeSet<u32> =
         samplers.iter().map(|s| s.output.value() as u32).collect();
     assert_eq!(samplers.len(), walk.channels.len());

@@ -4,9 +4,8 @@
 mod common;
 
 use common::{corpus, gltf_out, load_glb, name};
-use hangar::any;
 use hangar::formats::m3::{self, table::table};
-use hangar::validate::Severity;
+use hangar::Severity;
 use std::path::{Path, PathBuf};
 
 #[test]
@@ -75,17 +74,16 @@ fn every_corpus_file_parses_and_its_warnings_are_known() {
     let mut report = String::new();
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap_or_else(|e| panic!("{e}"));
+        let opened = common::open(&bytes, f).unwrap_or_else(|e| panic!("{e}"));
         report.push_str(&format!(
             "{}: {} warnings\n",
             name(f),
-            opened.warnings.len()
+            opened.warnings().len()
         ));
-        for w in &opened.warnings {
+        for w in opened.warnings() {
             report.push_str(&format!("  {w}\n"));
         }
         let errors: Vec<String> = opened
-            .document
             .validate()
             .into_iter()
             .filter(|x| x.severity == Severity::Error)
@@ -101,13 +99,13 @@ fn every_corpus_file_rewrites_byte_for_byte_and_through_json() {
     let Some(files) = m3_files() else { return };
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
-        let (again, _) = any::convert(&opened, f, Path::new("out.m3")).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
+        let (again, _) = common::convert(&opened, Path::new("out.m3")).unwrap();
         assert!(again == bytes, "{}: rewrite differs", name(f));
         let dump = opened.dump().unwrap();
         let json_path = Path::new("dump.json");
-        let back = any::open(dump.as_bytes(), json_path).unwrap();
-        let (from_json, _) = any::convert(&back, json_path, Path::new("out.m3")).unwrap();
+        let back = common::open(dump.as_bytes(), json_path).unwrap();
+        let (from_json, _) = common::convert(&back, Path::new("out.m3")).unwrap();
         assert!(from_json == bytes, "{}: JSON round trip differs", name(f));
     }
 }
@@ -118,23 +116,22 @@ fn an_edited_dump_with_a_longer_name_becomes_a_valid_file() {
     let Some(files) = m3_files() else { return };
     let (f, bytes) = common::pick(&files, "Chaos_Defiler.m3");
     let f = &f;
-    let dump = any::open(&bytes, f).unwrap().dump().unwrap();
+    let dump = common::open(&bytes, f).unwrap().dump().unwrap();
     // The sequence and its STC each have the name.
     assert_eq!(dump.matches("\"text\": \"Walk\"").count(), 2);
     let edited = dump.replace("\"text\": \"Walk\"", "\"text\": \"Walk slowly now\"");
-    let opened = any::open(edited.as_bytes(), Path::new("edited.json")).unwrap();
-    let (out, _) = any::convert(&opened, Path::new("edited.json"), Path::new("out.m3")).unwrap();
+    let opened = common::open(edited.as_bytes(), Path::new("edited.json")).unwrap();
+    let (out, _) = common::convert(&opened, Path::new("out.m3")).unwrap();
     assert_ne!(out, bytes);
-    let again = any::open(&out, Path::new("out.m3")).unwrap();
+    let again = common::open(&out, Path::new("out.m3")).unwrap();
     assert!(again
-        .document
         .validate()
         .iter()
         .all(|x| x.severity != Severity::Error));
     let info = again.info();
     let names = info.details["sequence_names"].as_array().unwrap();
     assert!(names.iter().any(|n| n == "Walk slowly now"), "{names:?}");
-    let before = any::open(&bytes, f).unwrap();
+    let before = common::open(&bytes, f).unwrap();
     let old = before.info();
     assert_eq!(info.vertices, old.vertices);
     assert_eq!(info.triangles, old.triangles);
@@ -161,10 +158,10 @@ fn every_corpus_file_converts_to_glb_with_its_counts_skin_and_sequences() {
     let mut animated = 0;
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
         let info = opened.info();
         let dest = out.join(format!("{}.glb", name(f)));
-        let (glb, _) = any::convert(&opened, f, &dest).unwrap_or_else(|e| panic!("{e}"));
+        let (glb, _) = common::convert(&opened, &dest).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(&dest, &glb).unwrap();
         let (doc, _) = load_glb(&glb);
         assert_eq!(
@@ -202,9 +199,9 @@ fn a_bone_pose_at_a_known_frame_matches_the_file() {
     let Some(files) = m3_files() else { return };
     let (f, bytes) = common::pick(&files, "Chaos_Defiler.m3");
     let f = &f;
-    let opened = any::open(&bytes, f).unwrap();
+    let opened = common::open(&bytes, f).unwrap();
     let dest = gltf_out("m3_pose").join("Chaos_Defiler.glb");
-    let (glb, _) = any::convert(&opened, f, &dest).unwrap();
+    let (glb, _) = common::convert(&opened, &dest).unwrap();
     std::fs::write(&dest, &glb).unwrap();
     let (doc, blob) = load_glb(&glb);
     let walk = doc.animations().find(|a| a.name() == Some("Walk")).unwrap();
@@ -243,14 +240,15 @@ fn an_m3a_adds_its_sequences_to_its_model() {
     let Some(files) = m3_files() else { return };
     let (model, mb) = common::pick(&files, "storm_hero_tyrael_base.m3");
     let (anims, ab) = common::pick(&files, ".m3a");
-    let m = any::open(&mb, &model).unwrap();
-    let a = any::open(&ab, &anims).unwrap();
+    let mut m = common::open(&mb, &model).unwrap();
+    let a = common::open(&ab, &anims).unwrap();
     let a_info = a.info();
     assert_eq!(a_info.vertices, 0);
     let added = a_info.sequences.unwrap() as usize;
     assert_eq!(added, 11);
     let dest = gltf_out("m3_motion").join("tyrael_with_anims.glb");
-    let (glb, _) = any::convert_with(&m, &model, &dest, &[("anims".to_string(), &a)]).unwrap();
+    m.add_motion(a);
+    let (glb, _) = common::convert(&m, &dest).unwrap();
     std::fs::write(&dest, &glb).unwrap();
     let (doc, _) = load_glb(&glb);
     let names: Vec<String> = doc
@@ -258,7 +256,9 @@ fn an_m3a_adds_its_sequences_to_its_model() {
         .map(|x| x.name().unwrap().to_string())
         .collect();
     assert_eq!(names.len(), 1 + added, "{names:?}");
-    let from_m3a = names.iter().filter(|n| n.starts_with("anims: ")).count();
+    // The added clips are named after the motion file's stem.
+    let label = format!("{}: ", anims.file_stem().unwrap().to_string_lossy());
+    let from_m3a = names.iter().filter(|n| n.starts_with(&label)).count();
     assert_eq!(from_m3a, added);
     // The added clips move many of the model's 124 bones.
     let most = doc
@@ -280,8 +280,8 @@ fn winding_and_tangent_sign_follow_the_normals_and_uvs() {
     let mut ccw = 0u64;
     for f in files.iter().filter(|f| f.extension().unwrap() == "m3") {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
-        let (scene, _) = opened.document.to_scene("m", &[]).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
+        let (scene, _) = opened.to_scene().unwrap();
         for m in &scene.meshes {
             let v = &m.vertices;
             let (Some(ns), Some(ts), Some(uv)) = (&v.normals, &v.tangents, v.uvs.first()) else {

@@ -4,9 +4,8 @@
 
 mod common;
 
-use hangar::any;
 use hangar::formats::m3::{self, table::table, table::Codec, Tag};
-use hangar::validate::Severity;
+use hangar::Severity;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -101,15 +100,13 @@ fn triangle(regn_version: u32) -> Value {
 
 fn build(dump: &Value) -> Vec<u8> {
     let text = serde_json::to_string(dump).unwrap();
-    let opened = any::open(text.as_bytes(), Path::new("t.json")).unwrap();
-    any::convert(&opened, Path::new("t.json"), Path::new("t.m3"))
-        .unwrap()
-        .0
+    let opened = common::open(text.as_bytes(), Path::new("t.json")).unwrap();
+    common::convert(&opened, Path::new("t.m3")).unwrap().0
 }
 
 fn scene_of(bytes: &[u8]) -> (hangar::model::Scene, Vec<hangar::Warning>) {
-    let opened = any::open(bytes, Path::new("t.m3")).unwrap();
-    opened.document.to_scene("t", &[]).unwrap()
+    let opened = common::open(bytes, Path::new("t.m3")).unwrap();
+    opened.to_scene().unwrap()
 }
 
 #[test]
@@ -120,13 +117,13 @@ fn a_built_triangle_reads_back_with_its_uvs_skin_and_axes() {
     let index_at = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
     assert_eq!(index_at % 16, 0);
     assert_eq!(bytes.len(), index_at + 11 * 16);
-    let opened = any::open(&bytes, Path::new("t.m3")).unwrap();
-    assert!(opened.warnings.is_empty(), "{:?}", opened.warnings);
+    let opened = common::open(&bytes, Path::new("t.m3")).unwrap();
+    assert!(opened.warnings().is_empty(), "{:?}", opened.warnings());
     let info = opened.info();
     assert_eq!((info.vertices, info.triangles, info.bones), (3, 1, Some(1)));
     assert_eq!(info.details["modl_version"], 23);
     assert_eq!(info.details["vertex_flags"], "0x182007d");
-    assert!(opened.document.validate().is_empty());
+    assert!(opened.validate().is_empty());
 
     let (scene, warnings) = scene_of(&bytes);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -155,7 +152,7 @@ fn a_built_triangle_reads_back_with_its_uvs_skin_and_axes() {
     assert_eq!(node.skin, Some(0));
 
     let dest = common::gltf_out("m3_edges").join("triangle.glb");
-    let (glb, _) = any::convert(&opened, Path::new("t.m3"), &dest).unwrap();
+    let (glb, _) = common::convert(&opened, &dest).unwrap();
     std::fs::write(&dest, &glb).unwrap();
     let (doc, _) = common::load_glb(&glb);
     let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
@@ -273,8 +270,8 @@ fn a_vertex_blob_that_is_not_whole_vertices_fails_clearly() {
     v.truncate(v.len() - 5);
     dump["sections"][5]["data"] = json!(base64_of(&v));
     let bytes = build(&dump);
-    let opened = any::open(&bytes, Path::new("t.m3")).unwrap();
-    let err = opened.document.to_scene("t", &[]).unwrap_err();
+    let opened = common::open(&bytes, Path::new("t.m3")).unwrap();
+    let err = opened.to_scene().unwrap_err();
     assert_eq!(err.path, "MODL.vertices");
     assert!(
         err.message.contains(
@@ -283,7 +280,7 @@ fn a_vertex_blob_that_is_not_whole_vertices_fails_clearly() {
         "{err}"
     );
     assert!(err.offset.is_some());
-    let findings = opened.document.validate();
+    let findings = opened.validate();
     assert!(findings
         .iter()
         .any(|f| f.severity == Severity::Error && f.path == "MODL.vertices"));
@@ -298,9 +295,8 @@ fn validate_names_broken_references_ranges_and_lookups() {
     dump["sections"][9]["entries"] = json!([7]);
     dump["sections"][1]["entries"][0]["name"] = json!({ "index": 3 });
     let bytes = build(&dump);
-    let opened = any::open(&bytes, Path::new("t.m3")).unwrap();
+    let opened = common::open(&bytes, Path::new("t.m3")).unwrap();
     let errors: Vec<String> = opened
-        .document
         .validate()
         .into_iter()
         .filter(|f| f.severity == Severity::Error)
@@ -412,9 +408,9 @@ fn a_section_no_reference_reaches_is_reported_and_one_reached_from_a_nested_stru
     sections.push(json!({ "tag": "VEC3", "version": 0, "entries": [[1.0, 2.0, 3.0]] }));
     sections.push(json!({ "tag": "CHAR", "version": 0, "text": "nobody's" }));
     let bytes = build(&dump);
-    let opened = any::open(&bytes, Path::new("t.m3")).unwrap();
+    let opened = common::open(&bytes, Path::new("t.m3")).unwrap();
     let said: Vec<String> = opened
-        .warnings
+        .warnings()
         .iter()
         .map(|w| format!("{}: {}", w.path, w.message))
         .collect();

@@ -7,7 +7,6 @@
 mod common;
 
 use glam::Vec3;
-use hangar::any;
 use hangar::model::Mesh;
 use std::path::PathBuf;
 
@@ -169,8 +168,8 @@ fn measure_files(files: &[PathBuf]) -> Tally {
     let mut t = Tally::default();
     for f in files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
-        let (scene, _) = opened.document.to_scene("t", &[]).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
+        let (scene, _) = opened.to_scene().unwrap();
         let mut any_mesh = false;
         for m in &scene.meshes {
             any_mesh |= measure(m, &mut t);

@@ -4,8 +4,8 @@
 
 mod common;
 
-use hangar::error::ErrorKind;
 use hangar::formats::dds::{self, PngCompression};
+use hangar::ErrorKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -136,9 +136,9 @@ fn textured_corpus_models_embed_their_diffuse_textures() {
     for (rel, size) in models {
         let path = root.join(rel);
         let bytes = std::fs::read(&path).unwrap();
-        let opened = hangar::any::open(&bytes, &path).unwrap();
+        let opened = common::open(&bytes, &path).unwrap();
         let dest = out.join(format!("{}.glb", common::name(&path)));
-        let (glb, _) = hangar::any::convert(&opened, &path, &dest).unwrap();
+        let (glb, _) = common::convert(&opened, &dest).unwrap();
         std::fs::write(&dest, &glb).unwrap();
         let (doc, blob) = common::load_glb(&glb);
         let m = doc
@@ -262,9 +262,9 @@ fn x4_parts_get_their_textures_from_the_mods_material_library() {
     for (i, (rel, name, base, normal)) in parts.into_iter().enumerate() {
         let path = root.join(rel);
         let bytes = std::fs::read(&path).unwrap();
-        let opened = hangar::any::open(&bytes, &path).unwrap();
+        let opened = common::open(&bytes, &path).unwrap();
         let dest = out.join(format!("part{i}.glb"));
-        let (glb, warnings) = hangar::any::convert(&opened, &path, &dest).unwrap();
+        let (glb, warnings) = common::convert(&opened, &dest).unwrap();
         assert!(
             warnings.iter().all(|w| !w.message.contains("left out")),
             "{warnings:?}"
@@ -353,21 +353,17 @@ fn a_png_encodes_to_each_bc_format_and_decodes_back() {
         (Encoding::Bc5, b"ATI2", 128 + 7 * 16, &[0, 1], 2),
     ];
     for (encoding, fourcc, size, channels, tol) in cases {
-        let opts = hangar::textures::Options {
+        let opts = hangar::TextureOptions {
             dds: DdsOptions {
                 encoding,
                 mipmaps: Mipmaps::Full,
             },
             ..Default::default()
         };
-        let picture = hangar::textures::convert_texture(
-            &png,
-            Path::new("blocks.png"),
-            Path::new("blocks.dds"),
-            &opts,
-        )
-        .unwrap()
-        .unwrap();
+        let picture = common::open(&png, Path::new("blocks.png"))
+            .unwrap()
+            .write_as("blocks.dds", &hangar::ConvertOptions::from(opts))
+            .unwrap();
         let what = encoding.name();
         let f = picture.bytes;
         assert_eq!(f.len(), size, "{what}: file size");
@@ -620,20 +616,16 @@ fn a_cube_map_becomes_a_strip_of_its_six_faces() {
         assert!(warnings[0].message.contains("only the first surface"));
     }
     // Through the conversion a `hangar convert cube.dds out.png` does.
-    let opts = hangar::textures::Options {
+    let opts = hangar::TextureOptions {
         surfaces: dds::Surfaces::Strip,
         ..Default::default()
     };
-    let picture = hangar::textures::convert_texture(
-        &cube_dds(1),
-        Path::new("cube.dds"),
-        Path::new("cube.png"),
-        &opts,
-    )
-    .unwrap()
-    .unwrap();
-    assert_eq!((picture.width, picture.height), (24, 4));
+    let picture = common::open(&cube_dds(1), Path::new("cube.dds"))
+        .unwrap()
+        .write_as("cube.png", &hangar::ConvertOptions::from(opts))
+        .unwrap();
     let back = dds::encode::read_png(&picture.bytes).unwrap();
+    assert_eq!((back.width, back.height), (24, 4));
     assert_eq!(pixel(&back, 21, 1), FACES[5]);
     // A face missing is an error naming it.
     let f = cube_dds(1);
@@ -722,14 +714,10 @@ fn tga_pictures_of_every_kind_read_top_row_first() {
     assert_eq!(tga::decode(&f).unwrap().rgba, [255, 0, 0, 255]);
     // Through `convert tex.tga tex.png`.
     let f = tga(2, (0, 0, 0), 1, 1, 24, 0x20, &[1, 2, 3]);
-    let picture = hangar::textures::convert_texture(
-        &f,
-        Path::new("t.tga"),
-        Path::new("t.png"),
-        &Default::default(),
-    )
-    .unwrap()
-    .unwrap();
+    let picture = common::open(&f, Path::new("t.tga"))
+        .unwrap()
+        .write_as("t.png", &hangar::ConvertOptions::default())
+        .unwrap();
     assert_eq!(
         dds::encode::read_png(&picture.bytes).unwrap().rgba,
         [3, 2, 1, 255]
@@ -862,10 +850,10 @@ fn image_uris(gltf: &[u8]) -> Vec<(String, String)> {
 fn copy_writes_png_files_beside_the_gltf_and_names_them_by_uri() {
     let (_root, model, plate) = textured_mod("textures_copy_mod");
     let bytes = std::fs::read(&model).unwrap();
-    let opened = hangar::any::open(&bytes, &model).unwrap();
+    let opened = common::open(&bytes, &model).unwrap();
     let out = common::gltf_out("textures_copy");
-    let opts: hangar::any::ConvertOptions = hangar::textures::Options {
-        mode: hangar::textures::Mode::Copy,
+    let opts: hangar::ConvertOptions = hangar::TextureOptions {
+        mode: hangar::TextureMode::Copy,
         ..Default::default()
     }
     .into();
@@ -873,7 +861,7 @@ fn copy_writes_png_files_beside_the_gltf_and_names_them_by_uri() {
         let dest = out.join(name);
         let stem = name.split('.').next().unwrap();
         let _ = std::fs::remove_dir_all(out.join(format!("{stem}_textures")));
-        let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts).unwrap();
+        let c = opened.write_as(&dest, &opts).unwrap();
         let mut files: Vec<String> = c
             .files
             .iter()
@@ -918,7 +906,7 @@ fn copy_writes_png_files_beside_the_gltf_and_names_them_by_uri() {
     }
     // Back from glTF, the materials name the game's textures again, not the copies.
     let gltf = std::fs::read(out.join("ship.gltf")).unwrap();
-    let back = hangar::gltf::from_slice(&gltf, Some(&out)).unwrap();
+    let back = common::import(&gltf, &out.join("ship.gltf")).unwrap();
     let t = &back.scene.materials[0].textures;
     assert_eq!(t.base_color.as_deref(), Some(r"assets\textures\hull.dds"));
     assert_eq!(t.normal.as_deref(), Some("assets/textures/plate.png"));
@@ -928,15 +916,15 @@ fn copy_writes_png_files_beside_the_gltf_and_names_them_by_uri() {
 fn link_names_a_loose_png_where_it_lies_and_copies_the_rest() {
     let (root, model, _) = textured_mod("textures_link_mod");
     let bytes = std::fs::read(&model).unwrap();
-    let opened = hangar::any::open(&bytes, &model).unwrap();
+    let opened = common::open(&bytes, &model).unwrap();
     let out = common::gltf_out("textures_link");
     let _ = std::fs::remove_dir_all(out.join("ship_textures"));
     let dest = out.join("ship.gltf");
-    let opts = hangar::textures::Options {
-        mode: hangar::textures::Mode::Link,
+    let opts = hangar::TextureOptions {
+        mode: hangar::TextureMode::Link,
         ..Default::default()
     };
-    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts.into()).unwrap();
+    let c = opened.write_as(&dest, &opts.into()).unwrap();
     assert_eq!(c.files.len(), 1, "only the DDS is written as a PNG");
     assert!(
         c.warnings
@@ -966,18 +954,18 @@ fn link_names_a_loose_png_where_it_lies_and_copies_the_rest() {
 fn a_gltf_and_its_texture_files_are_written_all_or_none() {
     let (_root, model, _) = textured_mod("textures_blocked_mod");
     let bytes = std::fs::read(&model).unwrap();
-    let opened = hangar::any::open(&bytes, &model).unwrap();
+    let opened = common::open(&bytes, &model).unwrap();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("textures_blocked");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // A file where the texture folder should go: the copies cannot be written.
     std::fs::write(dir.join("ship_textures"), b"in the way").unwrap();
     let dest = dir.join("ship.gltf");
-    let opts = hangar::textures::Options {
-        mode: hangar::textures::Mode::Copy,
+    let opts = hangar::TextureOptions {
+        mode: hangar::TextureMode::Copy,
         ..Default::default()
     };
-    let c = hangar::any::convert_textured(&opened, &model, &dest, &[], &opts.into()).unwrap();
+    let c = opened.write_as(&dest, &opts.into()).unwrap();
     let e = c.write(&dest).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Io);
     let left: Vec<String> = std::fs::read_dir(&dir)
@@ -1051,52 +1039,6 @@ fn every_small_size_encodes_to_the_size_its_header_describes() {
     }
 }
 
-/// A texture that is not found is a note when no game or mod is in view (loose models keep their
-/// textures elsewhere in the game), and a warning naming where it looked when one is.
-#[test]
-fn a_missing_texture_is_a_warning_only_with_a_game_in_view() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("textures_missing");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("game")).unwrap();
-    let scene = || {
-        let mut s = hangar::model::Scene::default();
-        s.materials.push(hangar::model::Material {
-            name: "hull".into(),
-            textures: hangar::model::Textures {
-                base_color: Some(r"assets\textures\hull_diff.dds".into()),
-                ..Default::default()
-            },
-            extras: Default::default(),
-        });
-        s
-    };
-    let model = dir.join("hull.xmf");
-    let alone = hangar::textures::Options::default();
-    let mut s = scene();
-    let (images, w) = hangar::textures::resolve(&mut s, &model, &alone);
-    assert!(images.images.is_empty());
-    assert_eq!(
-        s.materials[0].textures.base_color, None,
-        "no dangling texture"
-    );
-    assert_eq!(w.len(), 1);
-    assert!(w[0].note && w[0].message.contains("hull_diff"), "{w:?}");
-
-    let with_game = hangar::textures::Options {
-        views: vec![hangar::vfs::GameView::folder(&dir.join("game")).unwrap()],
-        ..Default::default()
-    };
-    let mut s = scene();
-    let (_, w) = hangar::textures::resolve(&mut s, &model, &with_game);
-    assert_eq!(w.len(), 1);
-    assert!(!w[0].note, "{w:?}");
-    assert!(
-        w[0].message.contains("assets\\textures\\hull_diff.dds") && w[0].message.contains("game"),
-        "{}",
-        w[0].message
-    );
-}
-
 /// The first 4x4 block of Pillow's `Tests/images/dxt5-colorblock-alpha-issue-4142.dds` (Pillow,
 /// HPND licence): its colour half has c0 (0xc421) < c1 (0xc441).
 const PILLOW_4142_BLOCK: [u8; 16] = [
@@ -1153,35 +1095,6 @@ fn bc2_and_bc3_colour_blocks_always_use_four_colours() {
     assert_eq!(got, want);
 }
 
-#[test]
-fn a_mod_with_assets_in_two_letter_cases_has_the_textures_of_both() {
-    let root = std::env::temp_dir().join(format!("hangar-case-twins-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    for d in ["Assets/Textures", "assets/textures", "Assets/Units"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
-    // Two red BC1 textures, one under each spelling of the folder.
-    let red = dds_file(4, 4, 1, Some(b"DXT1"), &[0, 0xf8, 0, 0xf8, 0, 0, 0, 0]);
-    std::fs::write(root.join("Assets/Textures/hull_d.dds"), &red).unwrap();
-    std::fs::write(root.join("assets/textures/hull_n.dds"), &red[..132]).unwrap();
-    let model = root.join("Assets/Units/ship.m3");
-    std::fs::write(&model, b"MD34").unwrap();
-    let nearby = hangar::vfs::Nearby::default();
-    let search = hangar::textures::Search::new(&model, &[], &nearby);
-    assert!(search.has_game);
-    // The game's spelling of either path finds the file under either folder.
-    for (path, len) in [
-        (r"Assets\Textures\hull_d.dds", 136),
-        ("assets/textures/hull_d.dds", 136),
-        (r"Assets\Textures\hull_n.dds", 132),
-        ("assets/textures/HULL_N", 132),
-    ] {
-        let found = search.read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        assert_eq!(found.len(), len, "{path}");
-    }
-    let _ = std::fs::remove_dir_all(&root);
-}
-
 /// A DX10 DDS header for the DXGI format `code` (`misc` 4: a cube map), then `data`.
 fn dx10_file(w: u32, h: u32, mips: u32, code: u32, misc: u32, layers: u32, data: &[u8]) -> Vec<u8> {
     let mut f = dds_file(w, h, mips, Some(b"DX10"), &[]);
@@ -1194,7 +1107,7 @@ fn dx10_file(w: u32, h: u32, mips: u32, code: u32, misc: u32, layers: u32, data:
 
 /// `hangar info --json`'s object for a file named `name`.
 fn info_json(bytes: &[u8], name: &str) -> serde_json::Value {
-    let opened = hangar::any::open(bytes, Path::new(name)).unwrap();
+    let opened = open_named(bytes, name).unwrap();
     serde_json::to_value(opened.info()).unwrap()
 }
 
@@ -1262,22 +1175,18 @@ fn texture_files_are_a_format_with_their_size_pixels_mips_surfaces_and_colour_sp
         (s("TGA (BGRA8)"), 2, 1, s("BGRA8"), 1, 1, true)
     );
     // Without the name a TGA is not recognised: it has no magic.
-    assert!(hangar::any::open(&t, Path::new("x.bin")).is_err());
+    assert!(open_named(&t, "x.bin").is_err());
 }
 
 #[test]
 fn validate_names_a_broken_header_and_the_first_missing_mip() {
-    use hangar::validate::Severity;
+    use hangar::Severity;
     let whole = dds_file(8, 8, 4, Some(b"DXT5"), &[0; 112]);
-    let findings = hangar::any::open(&whole, Path::new("a.dds"))
-        .unwrap()
-        .validate();
+    let findings = open_named(&whole, "a.dds").unwrap().validate();
     assert!(findings.is_empty(), "{findings:?}");
     // Mips 0 and 1 (64 + 16 bytes) are there, mip 2 is not.
     let cut = &whole[..128 + 80];
-    let findings = hangar::any::open(cut, Path::new("a.dds"))
-        .unwrap()
-        .validate();
+    let findings = open_named(cut, "a.dds").unwrap().validate();
     assert_eq!(findings.len(), 1, "{findings:?}");
     let f = &findings[0];
     assert_eq!(f.severity, Severity::Error);
@@ -1289,22 +1198,20 @@ fn validate_names_a_broken_header_and_the_first_missing_mip() {
     );
     // A cube map whose last face is cut: named by its surface.
     let cube = cube_dds(3);
-    let findings = hangar::any::open(&cube[..cube.len() - 1], Path::new("c.dds"))
+    let findings = open_named(&cube[..cube.len() - 1], "c.dds")
         .unwrap()
         .validate();
     assert_eq!(findings[0].path, "DDS.data.surfaces[5].mips[2]");
     // More mips than the size has: a warning.
     let many = dds_file(4, 4, 5, Some(b"DXT1"), &[0; 40]);
-    let findings = hangar::any::open(&many, Path::new("m.dds"))
-        .unwrap()
-        .validate();
+    let findings = open_named(&many, "m.dds").unwrap().validate();
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert_eq!(findings[0].severity, Severity::Warning);
     assert_eq!(findings[0].path, "DDS.mipMapCount");
     // A broken header does not open: its error names the field.
     let mut bad = whole.clone();
     bad[4] = 100;
-    let e = hangar::any::open(&bad, Path::new("a.dds")).err().unwrap();
+    let e = open_named(&bad, "a.dds").err().unwrap();
     assert_eq!((e.path.as_str(), e.offset), ("DDS.size", Some(4)));
     // A PNG whose image data is cut short opens (its header is whole) and fails validation.
     let png = png_of(
@@ -1315,29 +1222,21 @@ fn validate_names_a_broken_header_and_the_first_missing_mip() {
         &[7; 1024],
     );
     let cut = &png[..png.len() - 20];
-    let findings = hangar::any::open(cut, Path::new("p.png"))
-        .unwrap()
-        .validate();
+    let findings = open_named(cut, "p.png").unwrap().validate();
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert_eq!(findings[0].severity, Severity::Error);
 }
 
 #[test]
-fn a_texture_document_writes_png_and_dds_as_convert_does() {
+fn a_texture_document_writes_png_and_dds_and_is_no_model() {
     let bc3 = dds_file(4, 4, 1, Some(b"DXT5"), &PILLOW_4142_BLOCK);
-    let input = Path::new("tex.dds");
-    let opened = hangar::any::open(&bc3, input).unwrap();
-    let opts = hangar::textures::Options::default();
-    for out in ["tex.png", "tex.dds"] {
-        let (bytes, _) = hangar::any::convert(&opened, input, Path::new(out)).unwrap();
-        let picture = hangar::textures::convert_texture(&bc3, input, Path::new(out), &opts)
-            .unwrap()
-            .unwrap();
-        assert_eq!(bytes, picture.bytes, "{out}");
-    }
-    let (png, _) = hangar::any::convert(&opened, input, Path::new("tex.png")).unwrap();
+    let opened = open_named(&bc3, "tex.dds").unwrap();
+    let opts = hangar::ConvertOptions::default();
+    let png = opened.write_as("tex.png", &opts).unwrap().bytes;
     assert_eq!(dds::png_size(&png), Some((4, 4)));
-    let e = hangar::any::convert(&opened, input, Path::new("tex.glb")).unwrap_err();
+    let again = opened.write_as("tex.dds", &opts).unwrap().bytes;
+    assert_eq!(&again[..4], b"DDS ");
+    let e = opened.write_as("tex.glb", &opts).unwrap_err();
     assert!(e.message.contains("not a model"), "{}", e.message);
 }
 
@@ -1369,4 +1268,9 @@ fn a_folder_conversion_leaves_textures_alone() {
     assert!(inputs[0].ends_with("wedge-lod0.xmf"), "{inputs:?}");
     assert!(out.join("wedge-lod0.glb").is_file());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `bytes` opened through the door under the name `name`.
+fn open_named(bytes: &[u8], name: &str) -> hangar::Result<hangar::Opened> {
+    hangar::open(hangar::Source::bytes(name, bytes.to_vec()))
 }

@@ -4,7 +4,6 @@
 
 mod common;
 
-use hangar::any;
 use std::path::PathBuf;
 
 #[test]
@@ -30,11 +29,11 @@ fn corpus_files_give_notes_but_no_warnings() {
     let mut problems = Vec::new();
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
-        let (_, converted) = any::convert(&opened, f, &out).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
+        let (_, converted) = common::convert(&opened, &out).unwrap();
         let findings = opened.validate();
         let before = notes;
-        for w in opened.warnings.iter().chain(&converted) {
+        for w in opened.warnings().iter().chain(&converted) {
             if w.note {
                 notes += 1;
             } else {

@@ -4,9 +4,8 @@
 mod common;
 
 use glam::Vec3;
-use hangar::any;
 use hangar::formats::xmf::{self, write::Target};
-use hangar::validate::Severity;
+use hangar::Severity;
 use std::path::Path;
 
 fn files() -> Option<Vec<std::path::PathBuf>> {
@@ -31,11 +30,11 @@ fn json_dump_converts_back_to_the_identical_file() {
     let Some(files) = files() else { return };
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
         let dump = opened.dump().unwrap();
         let json_path = f.with_extension("json");
-        let back = any::open(dump.as_bytes(), &json_path).unwrap();
-        let (out, _) = any::convert(&back, &json_path, Path::new("out.xmf")).unwrap();
+        let back = common::open(dump.as_bytes(), &json_path).unwrap();
+        let (out, _) = common::convert(&back, Path::new("out.xmf")).unwrap();
         assert!(out == bytes, "{}: JSON round trip differs", common::name(f));
     }
 }
@@ -48,10 +47,10 @@ fn an_edited_dump_becomes_an_edited_file() {
         .find(|f| common::name(f).contains("part_main-lod2"))
         .unwrap();
     let bytes = std::fs::read(f).unwrap();
-    let dump = any::open(&bytes, f).unwrap().dump().unwrap();
+    let dump = common::open(&bytes, f).unwrap().dump().unwrap();
     let edited = dump.replace("p2generic.gen_p2_hulltexture_01", "mymod.my_hull");
-    let opened = any::open(edited.as_bytes(), Path::new("edited.json")).unwrap();
-    let (out, _) = any::convert(&opened, Path::new("edited.json"), Path::new("out.xmf")).unwrap();
+    let opened = common::open(edited.as_bytes(), Path::new("edited.json")).unwrap();
+    let (out, _) = common::convert(&opened, Path::new("out.xmf")).unwrap();
     assert_eq!(out.len(), bytes.len());
     let (x, _) = xmf::read::read(&out).unwrap();
     assert_eq!(x.materials[0].name.text(), "mymod.my_hull");
@@ -96,11 +95,11 @@ fn every_corpus_xmf_exports_a_glb_with_its_counts_and_winding() {
     let out_dir = common::gltf_out("xmf_corpus");
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
         let (file, _) = hangar::formats::xmf::read::read(&bytes).unwrap();
         let target = &Target::from_path(f);
         let out = out_dir.join(common::name(f)).with_extension("glb");
-        let (glb, _) = any::convert(&opened, f, &out).unwrap();
+        let (glb, _) = common::convert(&opened, &out).unwrap();
         std::fs::write(&out, &glb).unwrap();
 
         let (doc, blob) = common::load_glb(&glb);
@@ -150,18 +149,17 @@ fn gltf_to_xmf_to_gltf_keeps_positions_normals_and_uvs() {
     let out_dir = common::gltf_out("xmf_round_trip");
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        let opened = any::open(&bytes, f).unwrap();
+        let opened = common::open(&bytes, f).unwrap();
         let first_glb = out_dir.join(common::name(f)).with_extension("glb");
-        let (glb, _) = any::convert(&opened, f, &first_glb).unwrap();
+        let (glb, _) = common::convert(&opened, &first_glb).unwrap();
         std::fs::write(&first_glb, &glb).unwrap();
 
         // glTF -> XMF, named like the source so collision files stay collision files.
         let xmf_path = out_dir.join(common::name(f));
-        let from_gltf = any::open(&glb, &first_glb).unwrap();
-        let (xmf_bytes, _) = any::convert(&from_gltf, &first_glb, &xmf_path).unwrap();
-        let written = any::open(&xmf_bytes, &xmf_path).unwrap();
+        let from_gltf = common::open(&glb, &first_glb).unwrap();
+        let (xmf_bytes, _) = common::convert(&from_gltf, &xmf_path).unwrap();
+        let written = common::open(&xmf_bytes, &xmf_path).unwrap();
         let errors: Vec<_> = written
-            .document
             .validate()
             .into_iter()
             .filter(|x| x.severity == Severity::Error)
@@ -169,8 +167,8 @@ fn gltf_to_xmf_to_gltf_keeps_positions_normals_and_uvs() {
         assert!(errors.is_empty(), "{}: {errors:?}", common::name(f));
 
         // XMF -> glTF again, compared with the first glTF.
-        let (a, _) = opened.document.to_scene("a", &[]).unwrap();
-        let (b, _) = written.document.to_scene("b", &[]).unwrap();
+        let (a, _) = opened.to_scene().unwrap();
+        let (b, _) = written.to_scene().unwrap();
         let (ma, mb) = (&a.meshes[0], &b.meshes[0]);
         let collision = Target::from_path(f) == Target::Collision;
         let tri_positions = |m: &hangar::model::Mesh| -> Vec<[f32; 3]> {
@@ -252,11 +250,7 @@ fn collision_extent_matches_what_the_game_writes() {
         if want == [0.0, 0.0] {
             continue; // this exporter left them zero
         }
-        let (scene, _) = any::open(&bytes, f)
-            .unwrap()
-            .document
-            .to_scene("c", &[])
-            .unwrap();
+        let (scene, _) = common::open(&bytes, f).unwrap().to_scene().unwrap();
         let (rebuilt, _) = xmf::mesh::from_mesh(&scene.meshes[0], &[], Target::Collision).unwrap();
         let got = [
             rebuilt.buffers[0].bounds[0].get(),

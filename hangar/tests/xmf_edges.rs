@@ -1,6 +1,10 @@
 //! Small hand-made XMF files for what the corpus does not hold.
 
-use hangar::any;
+mod common;
+#[allow(dead_code)]
+#[path = "common/wedge.rs"]
+mod wedge;
+
 use hangar::formats::xmf::{
     self,
     decl::DeclType,
@@ -9,7 +13,7 @@ use hangar::formats::xmf::{
     write::{write, Target},
     Buffer, Element, Xmf,
 };
-use hangar::raw::{Bytes, F64Bits};
+use hangar::formats::{Bytes, F64Bits};
 use std::path::Path;
 
 fn sample(name: &str) -> Vec<u8> {
@@ -145,7 +149,7 @@ fn the_sample_is_stored_mirrored_with_the_sign_in_the_normal() {
     assert_eq!(&n[..3], &[128, 128, 255]);
     // The sample's UVs put +V down the faces, so every tangent frame has the same sign.
     let (m, _, _) = mesh::to_mesh(&x, "w").unwrap();
-    let (orig, _) = hangar::samples::wedge();
+    let (orig, _) = wedge::wedge();
     assert_eq!(
         m.vertices
             .tangents
@@ -169,7 +173,7 @@ fn the_sample_is_stored_mirrored_with_the_sign_in_the_normal() {
 
 #[test]
 fn the_samples_are_what_the_writer_makes() {
-    let (mesh, materials) = hangar::samples::wedge();
+    let (mesh, materials) = wedge::wedge();
     for (name, target) in [
         ("wedge-lod0.xmf", Target::Visual),
         ("wedge-collision.xmf", Target::Collision),
@@ -245,7 +249,7 @@ fn index_and_material_errors_are_found_by_validate() {
     x.materials.push(xmf::Material {
         first_index: 0,
         num_indices: 6,
-        name: hangar::raw::FixedString::from_text("a.b", 128).unwrap(),
+        name: hangar::formats::FixedString::from_text("a.b", 128).unwrap(),
         extra: Bytes::default(),
     });
     let findings = xmf::check::check(&x, Target::Visual);
@@ -271,13 +275,8 @@ fn index_and_material_errors_are_found_by_validate() {
 #[test]
 fn a_visual_mesh_is_refused_as_a_collision_target() {
     let b = sample("wedge-lod0.xmf");
-    let opened = any::open(&b, Path::new("wedge-lod0.xmf")).unwrap();
-    let err = any::convert(
-        &opened,
-        Path::new("wedge-lod0.xmf"),
-        Path::new("wedge-collision.xmf"),
-    )
-    .unwrap_err();
+    let opened = common::open(&b, Path::new("wedge-lod0.xmf")).unwrap();
+    let err = common::convert(&opened, Path::new("wedge-collision.xmf")).unwrap_err();
     assert_eq!(err.kind, hangar::ErrorKind::Refused);
     assert!(
         err.message
@@ -304,7 +303,7 @@ fn a_visual_mesh_is_refused_as_a_collision_target() {
 
 #[test]
 fn large_meshes_get_32_bit_indices() {
-    let (mut m, mats) = hangar::samples::wedge();
+    let (mut m, mats) = wedge::wedge();
     let n = 70_000;
     m.vertices.positions = (0..n).map(|i| [i as f32, (i % 7) as f32, 0.0]).collect();
     m.vertices.normals = None;
@@ -327,6 +326,6 @@ fn large_meshes_get_32_bit_indices() {
 #[test]
 fn info_json_of_the_sample() {
     let b = sample("wedge-lod0.xmf");
-    let o = any::open(&b, Path::new("wedge-lod0.xmf")).unwrap();
+    let o = common::open(&b, Path::new("wedge-lod0.xmf")).unwrap();
     insta::assert_json_snapshot!(o.info());
 }

@@ -3,17 +3,16 @@
 
 mod common;
 
-use hangar::any;
 use proptest::prelude::*;
 use std::path::Path;
 
 /// Everything a user can ask of a file; returns the first error.
 fn exercise(bytes: &[u8], path: &Path) -> Result<(), hangar::Error> {
-    let opened = any::open(bytes, path)?;
-    let _ = opened.document.validate();
+    let opened = common::open(bytes, path)?;
+    let _ = opened.validate();
     let _ = opened.info();
-    let (_bytes, _) = any::convert(&opened, path, Path::new("out.glb"))?;
-    let _ = any::convert(&opened, path, Path::new("out.xmf"))?;
+    let (_bytes, _) = common::convert(&opened, Path::new("out.glb"))?;
+    let _ = common::convert(&opened, Path::new("out.xmf"))?;
     Ok(())
 }
 

@@ -1,6 +1,8 @@
+#![allow(dead_code)]
 //! Shared by the benchmarks: the best-of timing the printed summaries use.
 
 use criterion::black_box;
+use std::path::Path;
 use std::time::Instant;
 
 /// Best of `runs` timings, in MB/s of `bytes`.
@@ -14,4 +16,46 @@ pub fn mbps(bytes: u64, runs: usize, f: impl Fn() -> usize) -> f64 {
         .min()
         .unwrap();
     bytes as f64 / 1e6 / best.as_secs_f64()
+}
+
+/// `bytes` opened through the door, named `path`.
+pub fn open(bytes: &[u8], path: &Path) -> hangar::Result<hangar::Opened> {
+    hangar::open(hangar::Source::bytes(
+        path.to_string_lossy(),
+        bytes.to_vec(),
+    ))
+}
+
+/// `opened` written as `output` with the default options: its bytes and the warnings.
+pub fn convert(
+    opened: &hangar::Opened,
+    output: &Path,
+) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
+    opened
+        .write_as(output, &hangar::ConvertOptions::default())
+        .map(|c| (c.bytes, c.warnings))
+}
+
+/// `scene` as a .glb with no images (the textures are not the point) and the warnings.
+pub fn to_glb(scene: &hangar::model::Scene) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
+    let opts = hangar::TextureOptions {
+        mode: hangar::TextureMode::None,
+        ..Default::default()
+    };
+    hangar::write_scene(scene, "scene.glb", &opts.into()).map(|c| (c.bytes, c.warnings))
+}
+
+/// The neutral scene of a .glb's bytes.
+pub fn from_glb(glb: &[u8]) -> hangar::model::Scene {
+    open(glb, Path::new("scene.glb"))
+        .unwrap()
+        .to_scene()
+        .unwrap()
+        .0
+}
+
+/// True when `p`'s extension is `ext` (any case).
+pub fn has_ext(p: &Path, ext: &str) -> bool {
+    p.extension()
+        .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case(ext))
 }

@@ -8,5 +8,5 @@ pub mod document;
 pub mod read;
 pub mod write;
 
-pub use read::{data_ani, to_scene, xml_beside};
+pub use read::{to_scene, xml_beside};
 pub use write::{from_scene, Written};

@@ -46,13 +46,6 @@ pub fn xml_beside(dir: &Path) -> Option<PathBuf> {
     find_in(parent.unwrap_or(Path::new(".")), &format!("{stem}.xml")).filter(|p| p.is_file())
 }
 
-/// The `<folder>.ani` beside a data folder, matched in any case (`ARG_DROPSHIP_DATA.ANI`).
-pub fn data_ani(dir: &Path) -> Option<PathBuf> {
-    let name = dir.file_name()?.to_string_lossy().into_owned();
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
-    find_in(parent.unwrap_or(Path::new(".")), &format!("{name}.ani")).filter(|p| p.is_file())
-}
-
 /// An `<offset>`: position and quaternion in the game's frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Offset {

@@ -23,10 +23,10 @@ pub struct Export<'s> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Integer vertex attributes and rotation keys where they keep the game's precision
-    /// (KHR_mesh_quantization; see [`super::quantize`]).
+    /// (KHR_mesh_quantization; see `gltf::quantize`).
     pub quantize: bool,
     /// Vertex, index, skin and animation data compressed with meshoptimizer
-    /// (EXT_meshopt_compression; see [`super::meshopt`]).
+    /// (EXT_meshopt_compression; see `gltf::meshopt`).
     pub compress: bool,
 }
 
@@ -282,12 +282,6 @@ fn extras(map: &Map<String, Value>) -> json::Extras {
         return None;
     }
     serde_json::value::to_raw_value(map).ok()
-}
-
-/// Builds the glTF document of `scene`. Non-finite values are replaced by 0 (glTF forbids them in
-/// bounded accessors) and reported.
-pub fn to_gltf(scene: &Scene) -> Result<Export<'_>> {
-    to_gltf_with(scene, None, Options::default())
 }
 
 /// [`to_gltf`] with the materials' images (by the paths the materials name) embedded in the buffer
@@ -725,6 +719,7 @@ impl<'s> Export<'s> {
     }
 
     /// Binary glTF: a 12-byte header, the JSON chunk padded with spaces, the BIN chunk.
+    #[cfg(test)]
     pub fn to_glb(&self) -> Result<Vec<u8>> {
         Ok(laid_out(self.glb_head()?, self.borrowed(), self.bin_len).to_vec())
     }
@@ -818,13 +813,6 @@ fn laid_out<'p>(
     }
     out.extend(gap(len.saturating_sub(at)));
     crate::io::Pieces(out)
-}
-
-/// `scene` as a .glb file.
-pub fn to_glb(scene: &Scene) -> Result<(Vec<u8>, Vec<Warning>)> {
-    let mut e = to_gltf(scene)?;
-    let warnings = std::mem::take(&mut e.warnings);
-    Ok((e.into_glb_pieces()?.to_vec(), warnings))
 }
 
 fn export_skins<'s>(b: &mut Builder<'s>, scene: &'s Scene) -> Vec<Index<json::Skin>> {

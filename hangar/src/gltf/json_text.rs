@@ -438,3 +438,7 @@ fn node(n: &json::Node, out: &mut Vec<u8>) -> Result<()> {
     o.close();
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "json_text_tests.rs"]
+mod tests;

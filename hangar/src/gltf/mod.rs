@@ -11,5 +11,4 @@ pub mod json_text;
 pub mod meshopt;
 pub mod quantize;
 
-pub use export::{to_glb, to_gltf, Export};
-pub use import::{from_slice, Imported};
+pub use import::from_slice;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 mod folder;
 mod source;
 pub use folder::Folder;
-pub use source::{ByteSource, Source, SourceLayer};
+pub use source::{ByteSource, SharedSource, SourceLayer};
 
 pub use crate::gamepath::normalize;
 
@@ -321,7 +321,7 @@ impl GameView {
         })
     }
 
-    /// The file at the normalized path `norm` ([`normalize`]), `None` when no layer has it: for
+    /// The file at the normalized path `norm` (as the game compares paths), `None` when no layer has it: for
     /// searches that try many paths, where a miss needs no message.
     pub fn get(&self, norm: &str) -> Option<Result<Input>> {
         self.layers.iter().rev().find_map(|layer| layer.get(norm))
@@ -471,14 +471,6 @@ impl Nearby {
         let game_path = normalize(&rel.strip_prefix(&root).ok()?.to_string_lossy()).ok()?;
         Some((self.folder(&root)?, game_path))
     }
-}
-
-/// The bytes a command-line argument names: `GAME::path` through the game view, else the file.
-pub fn read_arg(arg: &Path) -> Result<Input> {
-    if let Some((game, inside)) = arg.to_str().and_then(split_spec) {
-        return GameView::open(&game)?.read(inside);
-    }
-    crate::io::read_input(arg)
 }
 
 /// The game paths a reference inside a file may mean: as written (normalized), then, for

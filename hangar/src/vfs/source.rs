@@ -39,7 +39,7 @@ impl ByteSource for Vec<u8> {
 }
 
 /// A shared source.
-pub type Source = Arc<dyn ByteSource>;
+pub type SharedSource = Arc<dyn ByteSource>;
 
 /// Reads all of `source`, refusing one larger than memory can address.
 fn read_whole(source: &dyn ByteSource, what: &str) -> Result<Vec<u8>> {
@@ -62,13 +62,13 @@ pub struct SourceLayer {
 
 enum Kind {
     /// Loose files by normalized game path.
-    Loose(HashMap<String, Source>),
+    Loose(HashMap<String, SharedSource>),
     /// A `.cat` index with its `.dat` as a source.
     Catalog {
         catalog: Catalog,
         index: HashMap<String, usize>,
         mount: String,
-        dat: Source,
+        dat: SharedSource,
         label: String,
     },
 }
@@ -76,7 +76,7 @@ enum Kind {
 impl SourceLayer {
     /// Loose files (game path, source); a later duplicate of a path wins. A path that leads out
     /// of the view is left out.
-    pub fn loose(files: impl IntoIterator<Item = (String, Source)>) -> SourceLayer {
+    pub fn loose(files: impl IntoIterator<Item = (String, SharedSource)>) -> SourceLayer {
         let map = files
             .into_iter()
             .filter_map(|(p, s)| normalize(&p).ok().map(|n| (n, s)))
@@ -90,7 +90,7 @@ impl SourceLayer {
     /// `mount` (`""` for the root); `label` names it in messages. The reader's warnings with it.
     pub fn catalog(
         cat_text: &[u8],
-        dat: Source,
+        dat: SharedSource,
         mount: &str,
         label: &str,
     ) -> Result<(SourceLayer, Vec<Warning>)> {
@@ -188,11 +188,11 @@ impl GameView {
     /// The catalogs' warnings come with the view.
     pub fn from_sources(
         label: &str,
-        files: Vec<(String, Source)>,
+        files: Vec<(String, SharedSource)>,
     ) -> Result<(GameView, Vec<Warning>)> {
         let mut view = GameView::empty(label);
         let mut warnings = Vec::new();
-        let by_path: HashMap<String, &Source> = files
+        let by_path: HashMap<String, &SharedSource> = files
             .iter()
             .filter_map(|(p, s)| normalize(p).ok().map(|n| (n, s)))
             .collect();
@@ -247,11 +247,11 @@ impl GameView {
 mod tests {
     use super::*;
 
-    fn src(b: &[u8]) -> Source {
+    fn src(b: &[u8]) -> SharedSource {
         Arc::new(b.to_vec())
     }
 
-    fn cat(files: &[(&str, &[u8])]) -> (Source, Source) {
+    fn cat(files: &[(&str, &[u8])]) -> (SharedSource, SharedSource) {
         let mut text = String::new();
         let mut dat = Vec::new();
         for (p, b) in files {

@@ -273,3 +273,108 @@ pub fn write_m3_checked(dir: &Path, name: &str, bytes: &[u8]) -> M3Counts {
     std::fs::write(exp, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
     counts
 }
+
+/// `bytes` opened through the door, named `path` (its extension hints the format; errors name it).
+pub fn open(bytes: &[u8], path: &Path) -> hangar::Result<hangar::Opened> {
+    hangar::open(hangar::Source::bytes(
+        path.to_string_lossy(),
+        bytes.to_vec(),
+    ))
+}
+
+/// `opened` written as `output` with the default options: its bytes and the warnings.
+pub fn convert(
+    opened: &hangar::Opened,
+    output: &Path,
+) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
+    opened
+        .write_as(output, &hangar::ConvertOptions::default())
+        .map(|c| (c.bytes, c.warnings))
+}
+
+/// Options that write a scene's glTF encoded as `gltf` says, without looking for its textures.
+fn no_textures(gltf: hangar::GltfOptions) -> hangar::ConvertOptions {
+    hangar::ConvertOptions {
+        gltf,
+        ..hangar::TextureOptions {
+            mode: hangar::TextureMode::None,
+            ..Default::default()
+        }
+        .into()
+    }
+}
+
+/// `scene` as a .glb (no images) and the warnings.
+pub fn to_glb(scene: &hangar::model::Scene) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
+    to_glb_with(scene, Default::default())
+}
+
+/// [`to_glb`] encoded as `gltf` says (`--quantize`, `--compress`).
+pub fn to_glb_with(
+    scene: &hangar::model::Scene,
+    gltf: hangar::GltfOptions,
+) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
+    hangar::write_scene(scene, "scene.glb", &no_textures(gltf)).map(|c| (c.bytes, c.warnings))
+}
+
+/// The glTF JSON of a .glb, unchecked (extensions and all).
+pub fn glb_root(glb: &[u8]) -> gltf::json::Root {
+    let g = gltf::Glb::from_slice(glb).expect("a glb");
+    gltf::json::Root::from_slice(&g.json).expect("glTF JSON")
+}
+
+/// `scene` as a .gltf text (no images) and the warnings.
+pub fn to_gltf_text(scene: &hangar::model::Scene) -> hangar::Result<String> {
+    let c = hangar::write_scene(scene, "scene.gltf", &no_textures(Default::default()))?;
+    Ok(String::from_utf8(c.bytes).expect("glTF text is UTF-8"))
+}
+
+/// The neutral scene of a .glb's bytes.
+pub fn from_glb(glb: &[u8]) -> hangar::Result<hangar::model::Scene> {
+    Ok(import(glb, Path::new("scene.glb"))?.scene)
+}
+
+/// A component written from `scene` as `xml` (and its `_data/` files, its .ani): every file by
+/// its full path (the XML among them) and the warnings.
+#[derive(Debug)]
+pub struct Written {
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+    pub warnings: Vec<hangar::Warning>,
+}
+
+pub fn from_scene(scene: &hangar::model::Scene, xml: &Path) -> hangar::Result<Written> {
+    let c = hangar::write_scene(scene, xml, &hangar::ConvertOptions::default())?;
+    let dir = xml.parent().unwrap_or(Path::new(""));
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        c.files.into_iter().map(|(p, b)| (dir.join(p), b)).collect();
+    files.push((xml.to_path_buf(), c.bytes));
+    Ok(Written {
+        files,
+        warnings: c.warnings,
+    })
+}
+
+/// The neutral scene of a component (its XML, or `GAME::path`) and the warnings.
+pub fn component_scene(xml: &Path) -> hangar::Result<(hangar::model::Scene, Vec<hangar::Warning>)> {
+    hangar::open(xml)?.to_scene()
+}
+
+/// True when `p`'s extension is `ext` (any case).
+pub fn has_ext(p: &Path, ext: &str) -> bool {
+    p.extension()
+        .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case(ext))
+}
+
+/// A glTF (.glb or text) read through the door: its neutral scene and the reader's warnings.
+pub struct Imported {
+    pub scene: hangar::model::Scene,
+    pub warnings: Vec<hangar::Warning>,
+}
+
+/// `bytes` named `path` (its folder holds what a text glTF names) read as [`Imported`].
+pub fn import(bytes: &[u8], path: &Path) -> hangar::Result<Imported> {
+    let opened = open(bytes, path)?;
+    let (scene, mut warnings) = opened.to_scene()?;
+    warnings.splice(0..0, opened.warnings().iter().cloned());
+    Ok(Imported { scene, warnings })
+}

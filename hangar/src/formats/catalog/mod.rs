@@ -136,7 +136,7 @@ pub struct Opened {
     pub dat: Dat,
 }
 
-/// A catalog's entries are slices of its `.dat` (see [`crate::io::Input::Part`]).
+/// A catalog's entries are slices of its `.dat` (an input that is a range of something shared).
 impl AsRef<[u8]> for Opened {
     fn as_ref(&self) -> &[u8] {
         self.dat.bytes()

@@ -1,12 +1,16 @@
-//! `gltf::json_text::write` gives the bytes serde_json gives for the same document: on every
+//! `json_text::write` gives the bytes serde_json gives for the same document: on every
 //! corpus model exported plain, quantized and compressed, and on a hand-made document with what
 //! the hand-written paths leave to serde (extensions, a sparse accessor, odd names, NaN).
 
-mod common;
-use common::{corpus, name};
+use crate::gltf::export::{to_gltf_with, Options};
+use crate::gltf::json_text;
+use crate::test_corpus::corpus;
 use gltf_json as json;
-use hangar::gltf::export::{to_gltf_with, Options};
-use hangar::gltf::json_text;
+use std::path::Path;
+
+fn name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
 
 fn both(root: &json::Root) -> (Vec<u8>, Vec<u8>) {
     let mut fast = Vec::new();
@@ -22,7 +26,7 @@ fn corpus_exports_are_written_as_serde_writes_them() {
     let (mut docs, mut accessors, mut bytes) = (0, 0, 0);
     for path in m3.iter().chain(&xmf).chain(&xac) {
         let data = std::fs::read(path).unwrap();
-        let opened = hangar::any::open(&data, path).unwrap();
+        let opened = crate::any::open(&data, path).unwrap();
         let scene = opened.document.to_scene("x", &[]).unwrap().0;
         for (quantize, compress) in [(false, false), (true, false), (false, true)] {
             let e = to_gltf_with(&scene, None, Options { quantize, compress }).unwrap();

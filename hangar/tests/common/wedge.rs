@@ -5,8 +5,8 @@
 // Builds hangar's own sample models from constants, never from input.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::model::{Material, Mesh, Node, Primitive, Scene, Vertices};
 use glam::{Vec2, Vec3};
+use hangar::model::{Material, Mesh, Node, Primitive, Scene, Vertices};
 use serde_json::json;
 
 fn push_face(v: &mut Vertices, idx: &mut Vec<u32>, corners: &[Vec3], uvs: &[Vec2]) {
