@@ -21,6 +21,10 @@ pub use source::{ByteSource, Source, SourceLayer};
 /// A game path in the form the game compares: lower case, `/`-separated, no leading `/`, no `.` or
 /// `..` parts. A path that climbs above the root is refused: a file must not reach outside its view.
 pub fn normalize(path: &str) -> Result<String> {
+    // Most paths (a catalog's, hundreds of thousands of them) are already in this form.
+    if is_normal(path) {
+        return Ok(path.to_string());
+    }
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split(['/', '\\']) {
         match part {
@@ -38,6 +42,19 @@ pub fn normalize(path: &str) -> Result<String> {
         return Err(outside(path));
     }
     Ok(parts.join("/").to_lowercase())
+}
+
+/// True when [`normalize`] would give `path` back unchanged: lower-case ASCII parts, none empty,
+/// `.` or `..`, the first not a drive.
+fn is_normal(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'\\')
+        && path
+            .split('/')
+            .all(|p| !p.is_empty() && p != "." && p != "..")
+        && !path.split('/').next().is_some_and(|p| p.ends_with(':'))
 }
 
 fn outside(path: &str) -> Error {
@@ -439,11 +456,16 @@ mod tests {
         );
         assert_eq!(normalize("./a/b/../c").unwrap(), "a/c");
         assert_eq!(normalize("/abs/x").unwrap(), "abs/x");
+        // Already normal: given back as it is; anything else takes the long way.
+        assert_eq!(normalize("assets/a b/x.xml").unwrap(), "assets/a b/x.xml");
+        assert_eq!(normalize("a//b/").unwrap(), "a/b");
+        assert_eq!(normalize("a/./b").unwrap(), "a/b");
+        assert_eq!(normalize("Ä/b").unwrap(), "ä/b");
     }
 
     #[test]
     fn normalize_refuses_escapes() {
-        for bad in ["../x", "a/../../x", r"C:\x", r"..\..\etc\passwd"] {
+        for bad in ["../x", "a/../../x", r"C:\x", "c:/x", r"..\..\etc\passwd"] {
             let e = normalize(bad).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Refused, "{bad}");
         }
