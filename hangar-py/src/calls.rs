@@ -38,7 +38,7 @@ pub fn scene(path: &Path, motions: &[PathBuf]) -> Result<(Scene, Vec<Warning>)> 
 /// none); a `GAME::path` input's game is searched for textures.
 pub fn options(
     input: &Path,
-    textures: hangar::textures::Mode,
+    textures: hangar::TextureMode,
     quantize: bool,
     compress: bool,
     modl_version: Option<u32>,

@@ -63,10 +63,10 @@ fn convert(
     textures: &str,
 ) -> PyResult<String> {
     let mode = match textures {
-        "embed" => hangar::textures::Mode::Embed,
-        "copy" => hangar::textures::Mode::Copy,
-        "link" => hangar::textures::Mode::Link,
-        "none" => hangar::textures::Mode::None,
+        "embed" => hangar::TextureMode::Embed,
+        "copy" => hangar::TextureMode::Copy,
+        "link" => hangar::TextureMode::Link,
+        "none" => hangar::TextureMode::None,
         other => {
             return Err(err(format!(
                 "textures={other:?}: use embed, copy, link or none"

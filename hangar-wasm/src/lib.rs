@@ -1,15 +1,14 @@
 //! hangar in the browser: the page's Web Worker (web/worker.js) registers the files the user chose
 //! and asks for one at a time to be shown, checked or converted. Files are read through the page
 //! in slices (`hangarReadAt`), so a catalog's `.dat` is never read whole: only its index up front,
-//! and an entry when it is shown. All format work is the library's (see [`library`]).
+//! and an entry when it is shown. All format work is the library's: this crate calls only its door
+//! (`hangar::open`, `Opened::{info, validate, write_as}`).
 
-use hangar::vfs::{ByteSource, GameView, Source};
+use hangar::{ByteSource, ConvertOptions, Format, GameView, Opened, SharedSource, Source};
 use serde_json::{json, Value};
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
-
-mod library;
 
 #[wasm_bindgen]
 extern "C" {
@@ -61,10 +60,10 @@ fn js_error(e: impl std::fmt::Display) -> JsError {
 #[wasm_bindgen]
 pub struct Workspace {
     label: String,
-    files: Vec<(String, Source)>,
+    files: Vec<(String, SharedSource)>,
     view: Option<Arc<GameView>>,
     /// The component last opened (its scene is built once for showing, checking, downloads).
-    component: std::cell::RefCell<Option<(String, Rc<hangar::any::Opened<'static>>)>>,
+    component: std::cell::RefCell<Option<(String, Rc<Opened>)>>,
 }
 
 /// What the page draws for a file: `meta` (JSON: kind, info, counts, outputs) and the bytes (a
@@ -102,27 +101,6 @@ fn ext(path: &str) -> String {
     name.rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default()
-}
-
-fn stem(path: &str) -> String {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
-}
-
-/// `--motion` labels: each motion's file stem, made unique (as the command line names them).
-fn motion_labels(paths: &[String]) -> Vec<String> {
-    let mut labels: Vec<String> = Vec::new();
-    for p in paths {
-        let s = stem(p);
-        let mut label = s.clone();
-        let mut k = 2;
-        while labels.contains(&label) {
-            label = format!("{s} {k}");
-            k += 1;
-        }
-        labels.push(label);
-    }
-    labels
 }
 
 /// What [`Workspace::index`] hands the page.
@@ -188,7 +166,7 @@ impl Workspace {
         let spelled: std::collections::HashMap<String, &String> = self
             .files
             .iter()
-            .filter_map(|(p, _)| hangar::vfs::normalize(p).ok().map(|n| (n, p)))
+            .map(|(p, _)| (p.to_lowercase().replace('\\', "/"), p))
             .collect();
         let models: Vec<&String> = all
             .iter()
@@ -212,109 +190,111 @@ impl Workspace {
         Ok(out)
     }
 
-    fn view(&self) -> Result<&Arc<GameView>, JsError> {
-        self.view
+    /// The conversion options of the page: textures looked up in the opened files.
+    fn options(&self, quantize: bool, compress: bool) -> ConvertOptions {
+        let mut o = ConvertOptions::default();
+        o.textures.views = self.view.iter().map(|v| GameView::clone(v)).collect();
+        o.gltf.quantize = quantize;
+        o.gltf.compress = compress;
+        o
+    }
+
+    /// The file at `path` opened through the view, fresh (motions may be added to it).
+    fn open(&self, path: &str) -> hangar::Result<Opened> {
+        let view = self
+            .view
             .as_ref()
-            .ok_or_else(|| JsError::new("no files opened (index first)"))
+            .ok_or_else(|| page_error(path, "no files opened (index first)"))?;
+        hangar::open(Source::InView(Arc::clone(view), path.to_string()))
     }
 
-    fn read(&self, path: &str) -> Result<hangar::io::Input, JsError> {
-        self.read_file(path).map_err(js_error)
-    }
-
-    fn read_file(&self, path: &str) -> hangar::Result<hangar::io::Input> {
-        match &self.view {
-            Some(v) => v.read(path),
-            None => Err(page_error(path, "no files opened")),
+    /// The file at `path` with `motions` added; a component is opened once while it is the one
+    /// shown (its scene serves showing, checking and downloads).
+    fn opened(&self, path: &str, motions: &[String]) -> hangar::Result<Rc<Opened>> {
+        if let Some((p, o)) = self.component.borrow().as_ref() {
+            if p == path && motions.is_empty() {
+                return Ok(Rc::clone(o));
+            }
         }
-    }
-
-    /// The view again for a texture search, sharing its files.
-    fn texture_views(&self) -> Vec<GameView> {
-        self.view
-            .as_ref()
-            .map(|v| GameView::clone(v))
-            .into_iter()
-            .collect()
+        let mut opened = self.open(path)?;
+        for m in motions {
+            opened.add_motion(self.open(m)?);
+        }
+        let opened = Rc::new(opened);
+        if opened.format() == Format::ComponentXml && motions.is_empty() {
+            self.component
+                .replace(Some((path.to_string(), Rc::clone(&opened))));
+        }
+        Ok(opened)
     }
 
     /// The file at `path` with the motions `motions` applied, as what the page draws (see
     /// [`Shown`]).
     pub fn show(&self, path: String, motions: Vec<String>) -> Result<Shown, JsError> {
-        let bytes = self.read(&path)?;
-        let format = library::detect(&bytes, &path);
-        let opts = library::options(self.texture_views(), false, false);
-        if format == hangar::detect::Format::Unknown {
-            if let Some(p) = library::texture(&bytes, &path, "shown.png", &opts) {
-                let p = p.map_err(js_error)?;
-                let meta = json!({
-                    "kind": "image",
-                    "format": "texture",
-                    "width": p.width,
-                    "height": p.height,
-                    "warnings": p.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                });
-                return Ok(Shown {
-                    meta: meta.to_string(),
-                    bytes: p.bytes,
-                });
-            }
-        }
-        self.with_opened(&path, &bytes, format, &motions, |opened, labels| {
-            let info = library::info_json(opened);
-            let mut outputs = vec!["glb".to_string()];
-            outputs.extend(library::own_outputs(format).iter().map(|s| s.to_string()));
-            let (kind, out) = match format {
-                hangar::detect::Format::AnarkBgf => ("bgf", "shown.xml"),
-                hangar::detect::Format::AnarkBgp => ("bgp", "shown.dot"),
-                _ => ("glb", "shown.glb"),
-            };
-            let c = library::convert(opened, &path, out, labels, &opts).map_err(js_error)?;
-            let (nodes, animations) = if kind == "glb" {
-                glb_counts(&c.bytes)
-            } else {
-                (0, 0)
-            };
-            let mut warnings: Vec<String> =
-                opened.warnings.iter().map(ToString::to_string).collect();
-            warnings.extend(c.warnings.iter().map(ToString::to_string));
+        let opened = self.opened(&path, &motions).map_err(js_error)?;
+        let format = opened.format();
+        let opts = self.options(false, false);
+        let warnings =
+            |w: &[hangar::Warning]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
+        if matches!(format, Format::Dds | Format::Png | Format::Tga) {
+            let p = opened.write_as("shown.png", &opts).map_err(js_error)?;
+            let (width, height) = hangar::formats::dds::png_size(&p.bytes).unwrap_or_default();
             let meta = json!({
-                "kind": kind,
-                "format": format.name(),
-                "info": info,
-                "nodes": nodes,
-                "animations": animations,
-                "outputs": outputs,
-                "warnings": warnings,
+                "kind": "image",
+                "format": "texture",
+                "info": opened.info(),
+                "width": width,
+                "height": height,
+                "outputs": opened.outputs(),
+                "warnings": warnings(&p.warnings),
             });
-            Ok(Shown {
+            return Ok(Shown {
                 meta: meta.to_string(),
-                bytes: c.bytes,
-            })
+                bytes: p.bytes,
+            });
+        }
+        let (kind, out) = match format {
+            Format::AnarkBgf => ("bgf", "shown.xml"),
+            Format::AnarkBgp => ("bgp", "shown.dot"),
+            _ => ("glb", "shown.glb"),
+        };
+        let c = opened.write_as(out, &opts).map_err(js_error)?;
+        let (nodes, animations) = if kind == "glb" {
+            glb_counts(&c.bytes)
+        } else {
+            (0, 0)
+        };
+        let mut all = warnings(opened.warnings());
+        all.extend(warnings(&c.warnings));
+        let meta = json!({
+            "kind": kind,
+            "format": format.name(),
+            "info": opened.info(),
+            "nodes": nodes,
+            "animations": animations,
+            "outputs": opened.outputs(),
+            "warnings": all,
+        });
+        Ok(Shown {
+            meta: meta.to_string(),
+            bytes: c.bytes,
         })
     }
 
     /// `hangar validate --json` of the file at `path`: `{"ok": bool, "findings": [...]}`.
     pub fn validate(&self, path: String) -> String {
-        let findings = match self.read_file(&path) {
-            Err(e) => vec![library::error_finding(e)],
-            Ok(bytes) => match (library::detect(&bytes, &path), &self.view) {
-                (hangar::detect::Format::ComponentXml, Some(_)) => match self.component(&path) {
-                    Ok(o) => library::validate(&o),
-                    Err(_) => Vec::new(),
-                },
-                _ => match library::open(&bytes, &path) {
-                    Err(e) => vec![library::error_finding(e)],
-                    Ok(o) => library::validate(&o),
-                },
-            },
+        let findings: Vec<hangar::Finding> = match self.opened(&path, &[]) {
+            Ok(o) => o.validate(),
+            Err(e) => vec![e.into()],
         };
-        let failed = findings.iter().any(library::fails);
+        let failed = findings
+            .iter()
+            .any(|f| f.severity == hangar::Severity::Error);
         json!({"ok": !failed, "findings": findings}).to_string()
     }
 
     /// The file at `path` (with `motions`) converted to `output` (a name whose extension picks
-    /// the type: .glb, .gltf, .obj, .json, or a game format), a glTF encoded as asked.
+    /// the type: .glb, .gltf, .obj, .json, .png, or a game format), a glTF encoded as asked.
     pub fn convert(
         &self,
         path: String,
@@ -323,91 +303,22 @@ impl Workspace {
         quantize: bool,
         compress: bool,
     ) -> Result<Vec<u8>, JsError> {
-        let bytes = self.read(&path)?;
-        let format = library::detect(&bytes, &path);
-        let opts = library::options(self.texture_views(), quantize, compress);
-        if format == hangar::detect::Format::Unknown {
-            if let Some(p) = library::texture(&bytes, &path, &output, &opts) {
-                return p.map(|p| p.bytes).map_err(js_error);
-            }
-        }
-        self.with_opened(&path, &bytes, format, &motions, |opened, labels| {
-            library::convert(opened, &path, &output, labels, &opts)
-                .map(|c| c.bytes)
-                .map_err(js_error)
-        })
+        let opened = self.opened(&path, &motions).map_err(js_error)?;
+        opened
+            .write_as(&output, &self.options(quantize, compress))
+            .map(|c| c.bytes)
+            .map_err(js_error)
     }
 
     /// True when the file at `path` goes with a model as a motion (`--motion`) by its name.
     pub fn is_motion(path: String) -> bool {
         MOTIONS.contains(&ext(&path).as_str())
     }
-
-    /// The component at `path`, opened once while it is the one shown.
-    fn component(&self, path: &str) -> Result<Rc<hangar::any::Opened<'static>>, JsError> {
-        if let Some((p, o)) = self.component.borrow().as_ref() {
-            if p == path {
-                return Ok(Rc::clone(o));
-            }
-        }
-        let label = format!("{}/{path}", self.label);
-        let o = Rc::new(library::open_component(
-            Arc::clone(self.view()?),
-            path,
-            &label,
-        ));
-        self.component
-            .replace(Some((path.to_string(), Rc::clone(&o))));
-        Ok(o)
-    }
-
-    /// Opens the file at `path` (a component through the view) and the motions, then runs `then`.
-    fn with_opened<T>(
-        &self,
-        path: &str,
-        bytes: &[u8],
-        format: hangar::detect::Format,
-        motions: &[String],
-        then: impl FnOnce(
-            &hangar::any::Opened<'_>,
-            &[(String, &hangar::any::Opened<'_>)],
-        ) -> Result<T, JsError>,
-    ) -> Result<T, JsError> {
-        let component;
-        let file;
-        let opened: &hangar::any::Opened<'_> = if format == hangar::detect::Format::ComponentXml {
-            component = self.component(path)?;
-            &component
-        } else {
-            file = library::open(bytes, path).map_err(js_error)?;
-            &file
-        };
-        let motion_bytes = motions
-            .iter()
-            .map(|m| self.read(m))
-            .collect::<Result<Vec<_>, _>>()?;
-        let motion_files = motions
-            .iter()
-            .zip(&motion_bytes)
-            .map(|(m, b)| library::open(b, m).map_err(js_error))
-            .collect::<Result<Vec<_>, _>>()?;
-        let labels: Vec<(String, &hangar::any::Opened<'_>)> = motion_labels(motions)
-            .into_iter()
-            .zip(&motion_files)
-            .collect();
-        then(opened, &labels)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn motion_labels_are_unique_stems() {
-        let l = motion_labels(&["a/walk.xsm".into(), "b/walk.xsm".into(), "run.m3a".into()]);
-        assert_eq!(l, ["walk", "walk 2", "run"]);
-    }
 
     #[test]
     fn glb_counts_read_the_json_chunk() {
@@ -420,5 +331,31 @@ mod tests {
         glb.extend(json);
         assert_eq!(glb_counts(&glb), (3, 1));
         assert_eq!(glb_counts(b"glTF"), (0, 0));
+    }
+}
+
+#[cfg(test)]
+mod listing {
+    use super::*;
+
+    /// A catalog of 300,000 entries (a game's size) is indexed and listed; the time is printed.
+    #[test]
+    fn a_large_catalog_lists_every_model() {
+        let mut text = String::new();
+        for i in 0..300_000 {
+            text.push_str(&format!(
+                "assets/units/size_{}/ship_{}_data/part_{i}-lod0.xmf 0 1700000000 00000000000000000000000000000000\n",
+                i % 7,
+                i >> 6
+            ));
+        }
+        let mut ws = Workspace::new("game".into());
+        ws.add_bytes("01.cat".into(), text.into_bytes());
+        ws.add_bytes("01.dat".into(), Vec::new());
+        let t = std::time::Instant::now();
+        let listing: Value = serde_json::from_str(&ws.index().unwrap_or_default()).unwrap();
+        eprintln!("300,000 entries indexed and listed in {:?}", t.elapsed());
+        assert_eq!(listing["models"].as_array().map(Vec::len), Some(300_000));
+        assert_eq!(listing["files"], 300_002);
     }
 }

@@ -190,6 +190,23 @@ fn scene_output<'s>(
 /// What any document converts to: a neutral scene's forms and the dump.
 const SCENE_OUTPUTS: &[&str] = &["glb", "gltf", "obj", "json"];
 
+/// What a file of `format` converts to: a neutral scene's forms (not for pictures), then the
+/// extensions its own format writes.
+pub(crate) fn outputs_of(format: Format) -> Vec<&'static str> {
+    let picture = matches!(format, Format::Dds | Format::Png | Format::Tga);
+    let mut out: Vec<&'static str> = if picture {
+        Vec::new()
+    } else {
+        SCENE_OUTPUTS.to_vec()
+    };
+    for e in entry(format).map_or(&[][..], |f| f.extensions()) {
+        if !out.contains(e) {
+            out.push(e);
+        }
+    }
+    out
+}
+
 /// The extensions `hangar convert` writes, for messages.
 fn outputs() -> String {
     let mut all: Vec<&str> = SCENE_OUTPUTS.to_vec();
@@ -250,7 +267,7 @@ pub struct Converted {
     pub bytes: Vec<u8>,
     pub files: Vec<(PathBuf, Vec<u8>)>,
     pub warnings: Vec<Warning>,
-    /// What was made beyond its size, for messages (", BC7, 10 mip levels"); often empty.
+    /// What was made beyond its size, for messages (`512x512, BC7, 10 mip levels`); often empty.
     pub what: String,
 }
 

@@ -175,6 +175,12 @@ impl Opened {
         &self.parsed.warnings
     }
 
+    /// The extensions this file can be written as (for download buttons): what any model converts
+    /// to, then the forms its own format writes.
+    pub fn outputs(&self) -> Vec<&'static str> {
+        any::outputs_of(self.format())
+    }
+
     /// What `hangar info` shows: counts, layout, materials, warnings.
     ///
     /// ```

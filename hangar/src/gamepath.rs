@@ -6,6 +6,10 @@ use crate::error::{Error, ErrorKind, Result};
 /// A game path in the form the game compares: lower case, `/`-separated, no leading `/`, no `.` or
 /// `..` parts. A path that climbs above the root is refused: a file must not reach outside its view.
 pub fn normalize(path: &str) -> Result<String> {
+    // Most paths (a catalog's, hundreds of thousands of them) are already in this form.
+    if is_normal(path) {
+        return Ok(path.to_string());
+    }
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split(['/', '\\']) {
         match part {
@@ -32,4 +36,17 @@ pub(crate) fn outside(path: &str) -> Error {
         "",
         format!("{path:?} leads outside the game folder: refused"),
     )
+}
+
+/// True when [`normalize`] would give `path` back unchanged: lower-case ASCII parts, none empty,
+/// `.` or `..`, the first not a drive.
+fn is_normal(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'\\')
+        && path
+            .split('/')
+            .all(|p| !p.is_empty() && p != "." && p != "..")
+        && !path.split('/').next().is_some_and(|p| p.ends_with(':'))
 }

@@ -527,7 +527,7 @@ mod tests {
         // Two red BC1 textures, one under each spelling of the folder.
         // Any bytes: only where they are found and how many there are matter here.
         let red = [7u8; 136];
-        std::fs::write(root.join("Assets/Textures/hull_d.dds"), &red).unwrap();
+        std::fs::write(root.join("Assets/Textures/hull_d.dds"), red).unwrap();
         std::fs::write(root.join("assets/textures/hull_n.dds"), &red[..132]).unwrap();
         let model = root.join("Assets/Units/ship.m3");
         std::fs::write(&model, b"MD34").unwrap();

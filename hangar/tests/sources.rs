@@ -5,7 +5,7 @@
 mod common;
 
 use hangar::formats::catalog;
-use hangar::vfs::{GameView, Source};
+use hangar::{GameView, SharedSource as Source};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,11 +22,9 @@ fn files_under(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
 }
 
 /// Info numbers and the GLB's node and animation counts.
-fn numbers(opened: &hangar::any::Opened<'_>, input: &Path) -> (u64, u64, usize, usize) {
+fn numbers(opened: &hangar::Opened) -> (u64, u64, usize, usize) {
     let info = opened.info();
-    let c =
-        hangar::any::convert_textured(opened, input, Path::new("x.glb"), &[], &Default::default())
-            .unwrap();
+    let c = opened.write_as("x.glb", &Default::default()).unwrap();
     let g = gltf::Gltf::from_slice(&c.bytes).unwrap();
     (
         info.vertices,
@@ -49,8 +47,7 @@ fn a_component_through_sources_equals_it_from_disk() {
     .find(|p| p.file_name().unwrap() == "arg_dropship.xml")
     .unwrap();
     let dir = xml.parent().unwrap();
-    let bytes = std::fs::read(&xml).unwrap();
-    let want = numbers(&hangar::any::open(&bytes, &xml).unwrap(), &xml);
+    let want = numbers(&hangar::open(&xml).unwrap());
     assert!(want.0 > 0 && want.2 > 78, "{want:?}");
 
     let mut files = Vec::new();
@@ -61,8 +58,12 @@ fn a_component_through_sources_equals_it_from_disk() {
         .collect();
     let (view, warnings) = GameView::from_sources("size_m", sources).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
-    let opened = hangar::assemble::document::open_in_view(Arc::new(view), "arg_dropship.xml", &xml);
-    assert_eq!(numbers(&opened, &xml), want, "loose files");
+    let opened = hangar::open(hangar::Source::InView(
+        Arc::new(view),
+        "arg_dropship.xml".into(),
+    ))
+    .unwrap();
+    assert_eq!(numbers(&opened), want, "loose files");
 
     // The same files packed in a catalog below the game's folder.
     let mut text = String::new();
@@ -81,10 +82,10 @@ fn a_component_through_sources_equals_it_from_disk() {
     ];
     let (view, warnings) = GameView::from_sources("game", game).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
-    let opened = hangar::assemble::document::open_in_view(
+    let opened = hangar::open(hangar::Source::InView(
         Arc::new(view),
-        "assets/units/size_m/arg_dropship.xml",
-        &xml,
-    );
-    assert_eq!(numbers(&opened, &xml), want, "packed in a catalog");
+        "assets/units/size_m/arg_dropship.xml".into(),
+    ))
+    .unwrap();
+    assert_eq!(numbers(&opened), want, "packed in a catalog");
 }

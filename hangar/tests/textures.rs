@@ -376,7 +376,7 @@ fn a_png_encodes_to_each_bc_format_and_decodes_back() {
         assert_eq!((h.width, h.height, h.mips), (8, 8, 4), "{what}");
         assert_eq!(h.format, encoding.format(), "{what}");
         assert_eq!(h.file_bytes(), Some(size), "{what}");
-        assert_eq!(picture.what, format!(", {what}, 4 mip levels"));
+        assert_eq!(picture.what, format!("8x8, {what}, 4 mip levels"));
         let (img, warnings) = dds::decode(&f).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!((img.width, img.height), (8, 8));

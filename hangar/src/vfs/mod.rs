@@ -505,11 +505,16 @@ mod tests {
         );
         assert_eq!(normalize("./a/b/../c").unwrap(), "a/c");
         assert_eq!(normalize("/abs/x").unwrap(), "abs/x");
+        // Already normal: given back as it is; anything else takes the long way.
+        assert_eq!(normalize("assets/a b/x.xml").unwrap(), "assets/a b/x.xml");
+        assert_eq!(normalize("a//b/").unwrap(), "a/b");
+        assert_eq!(normalize("a/./b").unwrap(), "a/b");
+        assert_eq!(normalize("Ä/b").unwrap(), "ä/b");
     }
 
     #[test]
     fn normalize_refuses_escapes() {
-        for bad in ["../x", "a/../../x", r"C:\x", r"..\..\etc\passwd"] {
+        for bad in ["../x", "a/../../x", r"C:\x", "c:/x", r"..\..\etc\passwd"] {
             let e = normalize(bad).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Refused, "{bad}");
         }
