@@ -93,7 +93,7 @@ pub fn dat_path(cat: &Path) -> PathBuf {
 }
 
 /// A memory-mapped `.dat` (an empty one is not mapped: a zero-length map is an error on some
-/// systems; without the `native` feature it is read whole, see [`crate::io::map`]).
+/// systems; without the `native` feature it is read whole, see `io::map`).
 pub struct Dat {
     map: Option<crate::io::Mapped>,
 }

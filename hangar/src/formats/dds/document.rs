@@ -1,7 +1,7 @@
 //! Texture files in the registry: DDS (and X4's gzip'd `.gz`), PNG, and TGA (by its name).
 //! `hangar info` tells their size, pixel format, mip levels, surfaces and colour space; `validate`
 //! finds what is missing or broken; a `.png` or `.dds` output is made by
-//! [`crate::textures::convert_texture`], the code `hangar convert` uses for textures.
+//! `textures::convert_texture`, the code `hangar convert` uses for textures.
 
 use super::{Content, Header};
 use crate::any::{Document, FileFormat, Info, Opened};
