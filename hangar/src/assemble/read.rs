@@ -627,12 +627,17 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
         let (anims, w) = ani::animations(&a, &mut |p| lower_parts.get(&p.to_lowercase()).copied());
         warnings.extend(w);
         scene.animations.extend(anims);
+        // Written back under the name it has on disk (`ARG_DROPSHIP_DATA.ANI`), else the XML's.
+        let file = view
+            .locate(&ani_game)
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or(format!("{data_name}.ani"));
         if let Some(root) = scene.nodes.first_mut() {
             if let Some(Value::Object(m)) = root.extras.get_mut(ROOT_KEY) {
                 m.insert(
                     "ani".into(),
                     json!({
-                        "file": format!("{data_name}.ani"),
+                        "file": file,
                         "bytes": base64::engine::general_purpose::STANDARD.encode(&*bytes),
                     }),
                 );
