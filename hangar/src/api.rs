@@ -429,22 +429,6 @@ impl std::fmt::Debug for Opened {
     }
 }
 
-/// A neutral scene made or edited elsewhere (the Python package, the Blender extension) written as
-/// `output`, whose extension picks the type (`.xml` a whole component, `.glb`, `.gltf`, or a game
-/// format written from a scene). `original`, for a component, is the XML the scene was read from:
-/// the files of its data folder the scene does not rewrite are carried byte for byte. Every file
-/// is written whole, all of them or none.
-pub fn write_scene_to(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Wrote> {
-    let files = crate::original::from_scene(scene, output, original)?;
-    files.write()?;
-    Ok(Wrote {
-        bytes: files.files.iter().map(|(_, b)| b.len()).sum(),
-        files: files.files.len().saturating_sub(1),
-        warnings: files.warnings,
-        what: String::new(),
-    })
-}
-
 impl ConvertOptions {
     /// Options for converting `input` with textures looked up first in `views` (`--textures-from`,
     /// `--game`), then, for a `GAME::path` input, in that game.

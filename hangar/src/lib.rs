@@ -43,13 +43,13 @@ pub(crate) mod validate;
 pub(crate) mod vfs;
 
 pub use api::{
-    open, write_scene, write_scene_to, ConvertOptions, Converted, Info, Opened, Source,
-    WriteOptions, Wrote,
+    open, write_scene, ConvertOptions, Converted, Info, Opened, Source, WriteOptions, Wrote,
 };
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
 pub use gltf::export::Options as GltfOptions;
+pub use original::write_scene_to;
 pub use textures::{Mode as TextureMode, Options as TextureOptions};
 pub use validate::{Finding, Severity};
 pub use vfs::Nearby;

@@ -118,3 +118,23 @@ fn carry_data(scene: &Scene, original: &Path, output: &Path, out: &mut Files) ->
     out.files.splice(at..at, carried);
     Ok(())
 }
+
+/// A neutral scene made or edited elsewhere (the Python package, the Blender extension) written as
+/// `output`, whose extension picks the type (`.xml` a whole component, `.glb`, `.gltf`, or a game
+/// format written from a scene). `original`, for a component, is the XML the scene was read from:
+/// the files of its data folder the scene does not rewrite are carried byte for byte. Every file
+/// is written whole, all of them or none.
+pub fn write_scene_to(
+    scene: &Scene,
+    output: &Path,
+    original: Option<&Path>,
+) -> Result<crate::api::Wrote> {
+    let files = from_scene(scene, output, original)?;
+    files.write()?;
+    Ok(crate::api::Wrote {
+        bytes: files.files.iter().map(|(_, b)| b.len()).sum(),
+        files: files.files.len().saturating_sub(1),
+        warnings: files.warnings,
+        what: String::new(),
+    })
+}

@@ -4,8 +4,8 @@
 //! `textures::convert_texture`, the code `hangar convert` uses for textures.
 
 use super::{Content, Header};
-use crate::any::{Document, FileFormat, Info, Opened};
 use crate::detect::Format;
+use crate::document::{Document, FileFormat, Info, Opened};
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::Scene;
 use crate::validate::Finding;
