@@ -325,15 +325,7 @@ impl Opened {
             {
                 return Err(Error::refused("", "would be written over the input").in_file(p));
             }
-            let bodies: Vec<crate::io::Pieces<'_>> =
-                w.files.iter().map(|(_, b)| b[..].into()).collect();
-            let all: Vec<(&Path, &crate::io::Pieces<'_>)> = w
-                .files
-                .iter()
-                .map(|(p, _)| p.as_path())
-                .zip(&bodies)
-                .collect();
-            crate::io::write_outputs(&all)?;
+            crate::io::write_files(&w.files)?;
             return Ok(Wrote {
                 bytes: w.files.iter().map(|(_, b)| b.len()).sum(),
                 files: w.files.len().saturating_sub(1),

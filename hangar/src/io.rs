@@ -187,6 +187,17 @@ impl<'a> From<&'a [u8]> for Pieces<'a> {
     }
 }
 
+/// [`write_outputs`] of whole files by path, in order (the last is written last).
+pub fn write_files(files: &[(std::path::PathBuf, Vec<u8>)]) -> Result<()> {
+    let bodies: Vec<Pieces<'_>> = files.iter().map(|(_, b)| b[..].into()).collect();
+    let all: Vec<(&Path, &Pieces<'_>)> = files
+        .iter()
+        .map(|(p, _)| p.as_path())
+        .zip(&bodies)
+        .collect();
+    write_outputs(&all)
+}
+
 /// Writes several files as one output (a glTF and the textures it names): every file goes to a
 /// temporary file beside it first, and only when all of them are written are they renamed, in
 /// order (so the last one, the file naming the others, appears last). A failure while writing

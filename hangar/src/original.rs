@@ -16,17 +16,9 @@ pub struct Files {
 }
 
 impl Files {
-    /// Writes every file as one output: all of them or none (see [`crate::io::write_outputs`]).
+    /// Writes every file as one output: all of them or none.
     pub fn write(&self) -> Result<()> {
-        let bodies: Vec<crate::io::Pieces<'_>> =
-            self.files.iter().map(|(_, b)| b[..].into()).collect();
-        let all: Vec<(&Path, &crate::io::Pieces<'_>)> = self
-            .files
-            .iter()
-            .map(|(p, _)| p.as_path())
-            .zip(&bodies)
-            .collect();
-        crate::io::write_outputs(&all)
+        crate::io::write_files(&self.files)
     }
 }
 
