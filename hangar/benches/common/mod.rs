@@ -1,7 +1,11 @@
 #![allow(dead_code)]
 //! Shared by the benchmarks: the best-of timing the printed summaries use.
 
+#[path = "../../tests/common/door.rs"]
+mod door;
 use criterion::black_box;
+#[allow(unused_imports)]
+pub use door::{convert, open};
 use std::path::Path;
 use std::time::Instant;
 
@@ -16,24 +20,6 @@ pub fn mbps(bytes: u64, runs: usize, f: impl Fn() -> usize) -> f64 {
         .min()
         .unwrap();
     bytes as f64 / 1e6 / best.as_secs_f64()
-}
-
-/// `bytes` opened through the door, named `path`.
-pub fn open(bytes: &[u8], path: &Path) -> hangar::Result<hangar::Opened> {
-    hangar::open(hangar::Source::bytes(
-        path.to_string_lossy(),
-        bytes.to_vec(),
-    ))
-}
-
-/// `opened` written as `output` with the default options: its bytes and the warnings.
-pub fn convert(
-    opened: &hangar::Opened,
-    output: &Path,
-) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
-    opened
-        .write_as(output, &hangar::ConvertOptions::default())
-        .map(|c| (c.bytes, c.warnings))
 }
 
 /// `scene` as a .glb with no images (the textures are not the point) and the warnings.

@@ -2,6 +2,9 @@
 //! Shared test helpers: the corpus (through HANGAR_CORPUS) and the folder glTF files go to for the
 //! validator run in `.ci/run`.
 
+mod door;
+#[allow(unused_imports)]
+pub use door::{convert, open};
 use std::path::{Path, PathBuf};
 
 /// The files of corpus folder `sub` ending in `ext` (case-insensitive), or `None` when HANGAR_CORPUS
@@ -272,24 +275,6 @@ pub fn write_m3_checked(dir: &Path, name: &str, bytes: &[u8]) -> M3Counts {
     });
     std::fs::write(exp, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
     counts
-}
-
-/// `bytes` opened through the door, named `path` (its extension hints the format; errors name it).
-pub fn open(bytes: &[u8], path: &Path) -> hangar::Result<hangar::Opened> {
-    hangar::open(hangar::Source::bytes(
-        path.to_string_lossy(),
-        bytes.to_vec(),
-    ))
-}
-
-/// `opened` written as `output` with the default options: its bytes and the warnings.
-pub fn convert(
-    opened: &hangar::Opened,
-    output: &Path,
-) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
-    opened
-        .write_as(output, &hangar::ConvertOptions::default())
-        .map(|c| (c.bytes, c.warnings))
 }
 
 /// Options that write a scene's glTF encoded as `gltf` says, without looking for its textures.
