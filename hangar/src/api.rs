@@ -147,8 +147,8 @@ impl Opened {
     }
 
     /// The names that tie a motion to its actor (see `Document::binding_names`).
-    pub(crate) fn binding_names(&self) -> Result<Vec<String>> {
-        Ok(self.parsed.document.binding_names())
+    pub(crate) fn binding_names(&self) -> Vec<String> {
+        self.parsed.document.binding_names()
     }
 
     fn from_document(doc: any::Opened<'static>, name: PathBuf) -> Opened {
@@ -282,12 +282,7 @@ impl Opened {
     ) -> Result<Converted> {
         let output = output.as_ref();
         if let Some(p) = self.picture(output, options) {
-            return p.map(|p| Converted {
-                what: format!("{}x{}{}", p.width, p.height, p.what),
-                bytes: p.bytes,
-                files: Vec::new(),
-                warnings: p.warnings,
-            });
+            return p;
         }
         if let Some(w) = self.component_files(output)? {
             return Ok(relative(w, output));
@@ -314,7 +309,7 @@ impl Opened {
                 bytes: p.bytes.len(),
                 files: 0,
                 warnings: p.warnings,
-                what: format!("{}x{}{}", p.width, p.height, p.what),
+                what: p.what,
             });
         }
         if let Some(w) = self.component_files(output)? {
@@ -339,14 +334,16 @@ impl Opened {
 
     /// A picture (DDS, PNG, TGA) converted to a `.png` or `.dds` output with `options`' encoding
     /// (the document's own `write` knows only the defaults); `None` for anything else.
-    fn picture(
-        &self,
-        output: &Path,
-        options: &ConvertOptions,
-    ) -> Option<Result<crate::textures::Picture>> {
+    fn picture(&self, output: &Path, options: &ConvertOptions) -> Option<Result<Converted>> {
         let picture = matches!(self.format(), Format::Dds | Format::Png | Format::Tga);
         let bytes = self._bytes.as_deref().filter(|_| picture)?;
-        crate::textures::convert_texture(bytes, &self.name, output, &options.textures)
+        let p = crate::textures::convert_texture(bytes, &self.name, output, &options.textures)?;
+        Some(p.map(|p| Converted {
+            what: format!("{}x{}{}", p.width, p.height, p.what),
+            bytes: p.bytes,
+            files: Vec::new(),
+            warnings: p.warnings,
+        }))
     }
 
     /// A glTF written as a whole component (an `.xml` output): the XML, its `_data/` files and
@@ -425,8 +422,8 @@ impl ConvertOptions {
     /// Options for converting `input` with textures looked up first in `views` (`--textures-from`,
     /// `--game`), then, for a `GAME::path` input, in that game.
     pub fn for_input(input: &Path, mut views: Vec<GameView>) -> Result<ConvertOptions> {
-        if let Some((game, _)) = input.to_str().and_then(crate::vfs::split_spec) {
-            views.push(GameView::open(&game)?);
+        if let Some(game) = GameView::of_spec(input) {
+            views.push(game?);
         }
         let mut options = ConvertOptions::default();
         options.textures.views = views;

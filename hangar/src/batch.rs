@@ -225,7 +225,7 @@ fn plan<'v>(
     let names = |e: &Entry| {
         open(view, e)
             .ok()
-            .and_then(|o| o.binding_names().ok())
+            .map(|o| o.binding_names())
             .unwrap_or_default()
     };
     let actors: Vec<(&Entry, Vec<String>)> = files
