@@ -78,11 +78,12 @@ def mesh_digest(co, vi, mat, uvs):
 def blender_mesh_arrays(me):
     nv, nl, npoly = len(me.vertices), len(me.loops), len(me.polygons)
     co = np.empty(nv * 3, np.float32)
-    me.vertices.foreach_get("co", co)
+    me.attributes["position"].data.foreach_get("vector", co)
     vi = np.empty(nl, np.int32)
-    me.loops.foreach_get("vertex_index", vi)
-    mat = np.empty(npoly, np.int32)
-    me.polygons.foreach_get("material_index", mat)
+    me.attributes[".corner_vert"].data.foreach_get("value", vi)
+    mat = np.zeros(npoly, np.int32)
+    if "material_index" in me.attributes:
+        me.attributes["material_index"].data.foreach_get("value", mat)
     uvs = []
     for layer in me.uv_layers:
         uv = np.empty(nl * 2, np.float32)
@@ -94,45 +95,47 @@ def blender_mesh_arrays(me):
 # ---- import ----
 
 def build_mesh(m, materials, name):
-    """A Blender mesh from a hangar mesh: one face a triangle, one loop a corner."""
+    """A Blender mesh from a hangar mesh: one face a triangle, one loop a corner. The arrays go in
+    through the generic attribute API (`position`, `.corner_vert`, `material_index`, UVs), which copies
+    a whole buffer at once; the older `vertices.foreach_set("co")` path sets one element at a time."""
     me = bpy.data.meshes.new(name)
-    pos = pts_to_blender(m.positions)
     idx = [p.indices for p in m.primitives]
-    tri = np.concatenate(idx).astype(np.int32) if idx else np.zeros(0, np.int32)
-    nv, nl = len(pos), len(tri)
-    nt = nl // 3
+    tri = np.concatenate(idx).astype(np.int32, copy=False) if idx else np.zeros(0, np.int32)
+    nv = len(m.positions)
+    nt = len(tri) // 3
     tri = tri[: nt * 3]
     me.vertices.add(nv)
-    co = pos.ravel()
-    me.vertices.foreach_set("co", co)
     me.loops.add(nt * 3)
-    me.loops.foreach_set("vertex_index", tri)
     me.polygons.add(nt)
+    co = pts_to_blender(m.positions).ravel()
+    me.attributes["position"].data.foreach_set("vector", co)
+    me.attributes[".corner_vert"].data.foreach_set("value", tri)
     me.polygons.foreach_set("loop_start", np.arange(0, nt * 3, 3, dtype=np.int32))
     # Material slots in the order the primitives name them.
-    slots, mat = [], np.empty(nt, np.int32)
+    slots, mat = [], np.zeros(nt, np.int32)
     at = 0
     for p in m.primitives:
         n = len(p.indices) // 3
         if p.material is not None and p.material < len(materials):
             bm = materials[p.material]
-            if bm.name not in [s.name for s in slots]:
+            names = [s.name for s in slots]
+            if bm.name not in names:
                 slots.append(bm)
-            mat[at:at + n] = [s.name for s in slots].index(bm.name)
-        else:
-            mat[at:at + n] = 0
+                names.append(bm.name)
+            mat[at:at + n] = names.index(bm.name)
         at += n
     for s in slots:
         me.materials.append(s)
-    me.polygons.foreach_set("material_index", mat)
+    if len(slots) > 1:
+        me.attributes.new("material_index", "INT", "FACE").data.foreach_set("value", mat)
     uvs = []
     for k, uv in enumerate(m.uvs):
-        # A FLOAT2 corner attribute is a UV map (Blender 4.2 on), and much faster to fill.
-        layer = me.attributes.new(f"UVMap{k}" if k else "UVMap", "FLOAT2", "CORNER")
-        u = np.asarray(uv, np.float32)[tri]
-        u[:, 1] = 1.0 - u[:, 1]  # glTF's origin is the top left, Blender's the bottom left
-        u = u.ravel()
-        layer.data.foreach_set("vector", u)
+        # A FLOAT2 corner attribute is a UV map (Blender 4.2 on). glTF's V runs down, Blender's up:
+        # flipped once a vertex, then spread to the corners.
+        v = np.array(uv, np.float32).reshape(-1, 2)
+        v[:, 1] = 1.0 - v[:, 1]
+        u = np.take(v, tri, axis=0).ravel()
+        me.attributes.new(f"UVMap{k}" if k else "UVMap", "FLOAT2", "CORNER").data.foreach_set("vector", u)
         uvs.append(u)
     for k, c in enumerate(m.colors):
         a = me.color_attributes.new(name=f"Color{k}", type="FLOAT_COLOR", domain="POINT")

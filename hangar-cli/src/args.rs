@@ -113,6 +113,13 @@ pub enum Command {
         /// of being copied byte for byte.
         #[arg(long = "modl-version", value_name = "N")]
         modl_version: Option<u32>,
+        /// For a glTF input: the game file it was made from (a component .xml, .xmf, .m3, .xac,
+        /// .xsm, .xpm). What another tool's export lost (Blender drops custom properties by
+        /// default) is taken from it: part roles, connection names, materials, the bytes of
+        /// untouched meshes, animation keys. `hangar convert edited.glb ship.xml --original
+        /// game/ship.xml`.
+        #[arg(long, value_name = "FILE")]
+        original: Option<PathBuf>,
         /// Files converted at once in a folder conversion (default: one per core).
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         jobs: Option<u16>,
@@ -273,6 +280,7 @@ pub fn convert_options(
     textures: &TextureArgs,
     encoding: &GltfArgs,
     modl_version: Option<u32>,
+    original: Option<PathBuf>,
 ) -> Result<hangar::ConvertOptions> {
     let mut views = Vec::new();
     for d in textures.textures_from.iter().chain(&textures.game) {
@@ -282,5 +290,6 @@ pub fn convert_options(
     textures.apply(&mut o.textures);
     o.gltf = encoding.options();
     o.write = hangar::WriteOptions { modl_version };
+    o.original = original;
     Ok(o)
 }

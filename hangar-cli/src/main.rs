@@ -69,11 +69,12 @@ fn main() -> ExitCode {
             to,
             motions,
             modl_version,
+            original,
             jobs,
             textures,
             encoding,
         } => set_jobs(jobs).and_then(|_| {
-            let opts = args::convert_options(&input, &textures, &encoding, modl_version)?;
+            let opts = args::convert_options(&input, &textures, &encoding, modl_version, original)?;
             convert(&input, &output, &motions, &to, verbose, &opts)
         }),
     };

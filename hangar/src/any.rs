@@ -249,6 +249,10 @@ pub struct ConvertOptions {
     pub textures: crate::textures::Options,
     pub gltf: crate::gltf::export::Options,
     pub write: WriteOptions,
+    /// The game file a glTF came from (`--original`): what a tool's glTF lost on the way (the
+    /// component's XML, part roles, connection names, untouched meshes' bytes, the .ani) is taken
+    /// from it. See [`crate::original`].
+    pub original: Option<std::path::PathBuf>,
 }
 
 impl From<crate::textures::Options> for ConvertOptions {

@@ -284,8 +284,11 @@ impl Opened {
         if let Some(p) = self.picture(output, options) {
             return p;
         }
-        if let Some(w) = self.component_files(output)? {
+        if let Some(w) = self.component_files(output, options)? {
             return Ok(relative(w, output));
+        }
+        if let Some(c) = self.with_original(output, options) {
+            return c;
         }
         let motions = self.motion_list();
         any::convert_textured(&self.parsed, &self.name, output, &motions, options)
@@ -312,7 +315,7 @@ impl Opened {
                 what: p.what,
             });
         }
-        if let Some(w) = self.component_files(output)? {
+        if let Some(w) = self.component_files(output, options)? {
             if let Some((p, _)) = w
                 .files
                 .iter()
@@ -326,6 +329,16 @@ impl Opened {
                 files: w.files.len().saturating_sub(1),
                 warnings: w.warnings,
                 what: String::new(),
+            });
+        }
+        if let Some(c) = self.with_original(output, options) {
+            let c = c?;
+            c.write(output)?;
+            return Ok(Wrote {
+                bytes: c.bytes.len() + c.files.iter().map(|(_, b)| b.len()).sum::<usize>(),
+                files: c.files.len(),
+                warnings: c.warnings,
+                what: c.what,
             });
         }
         let motions = self.motion_list();
@@ -348,15 +361,55 @@ impl Opened {
 
     /// A glTF written as a whole component (an `.xml` output): the XML, its `_data/` files and
     /// the .ani, by absolute path.
-    fn component_files(&self, output: &Path) -> Result<Option<crate::assemble::Written>> {
+    fn component_files(
+        &self,
+        output: &Path,
+        options: &ConvertOptions,
+    ) -> Result<Option<crate::assemble::Written>> {
         let gltf = matches!(self.format(), Format::Glb | Format::GltfText);
         if !gltf || !crate::io::has_ext(output, "xml") || !self.motions.is_empty() {
             return Ok(None);
         }
         let (scene, warnings) = self.to_scene()?;
-        let mut w = crate::assemble::from_scene(&scene, output)?;
+        let mut w = match &options.original {
+            Some(original) => {
+                let scene = crate::original::restore(scene, original)?;
+                let f = crate::original::from_scene(&scene, output, Some(original))?;
+                crate::assemble::Written {
+                    files: f.files,
+                    warnings: f.warnings,
+                }
+            }
+            None => crate::assemble::from_scene(&scene, output)?,
+        };
         w.warnings.splice(0..0, warnings);
         Ok(Some(w))
+    }
+
+    /// A glTF written as another game file with `--original`: the scene with what the glTF lost
+    /// taken back from the original, then written as any scene is (an untouched XMF: the
+    /// original's bytes).
+    fn with_original(&self, output: &Path, options: &ConvertOptions) -> Option<Result<Converted>> {
+        let original = options.original.as_deref()?;
+        if !matches!(self.format(), Format::Glb | Format::GltfText) || !self.motions.is_empty() {
+            return Some(Err(Error::unsupported(
+                "--original applies to a glTF input (the game file it was made from)",
+            )));
+        }
+        Some((|| {
+            let (scene, warnings) = self.to_scene()?;
+            let scene = crate::original::restore(scene, original)?;
+            if let Some(bytes) = crate::original::unchanged_xmf(&scene, output, original) {
+                return Ok(Converted {
+                    bytes,
+                    warnings,
+                    ..Default::default()
+                });
+            }
+            let mut c = write_scene(&scene, output, options)?;
+            c.warnings.splice(0..0, warnings);
+            Ok(c)
+        })())
     }
 }
 

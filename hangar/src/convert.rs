@@ -47,9 +47,9 @@ pub fn convert(
                 "--motion applies to one model, not to a folder conversion",
             ));
         }
-        if options.write != WriteOptions::default() {
+        if options.write != WriteOptions::default() || options.original.is_some() {
             return Err(Error::unsupported(
-                "--modl-version applies to one file, not to a folder conversion",
+                "--modl-version and --original apply to one file, not to a folder conversion",
             ));
         }
         crate::batch::run(view, prefix, output, to, options, progress).map(Outcome::Batch)

@@ -130,3 +130,131 @@ pub fn write_scene_to(
         what: String::new(),
     })
 }
+
+/// A tool's glTF scene (`edited`) with what the tool's export dropped taken back from `original`,
+/// the game file the glTF was made from (`hangar convert edited.glb out.xml --original src.xml`).
+/// Nodes, materials and animations are matched by name (a tool's `.001` suffixes and names cut at
+/// 63 bytes matched too); the edited scene keeps its own transforms, meshes and keys, and gets the
+/// original's extras where it has none: the component, its part roles and connection names, the
+/// source of every mesh (an untouched one is written back as its file), the .ani's stored keys.
+pub(crate) fn restore(mut edited: Scene, original: &Path) -> Result<Scene> {
+    // The original's own warnings are about it, not about this conversion: not repeated.
+    let (was, _) = crate::open(original)?.to_scene()?;
+    let matched = take_extras(&was.nodes, &mut edited.nodes);
+    take_extras(&was.materials, &mut edited.materials);
+    take_extras(&was.animations, &mut edited.animations);
+    if matched == 0 && was.nodes.iter().any(|n| !n.extras.is_empty()) {
+        return Err(Error::refused(
+            "nodes",
+            format!(
+                "no node of the glTF has the name of a node of {}: is it the file the glTF was made from?",
+                original.display()
+            ),
+        ));
+    }
+    Ok(edited)
+}
+
+type Extras = serde_json::Map<String, serde_json::Value>;
+
+/// What a scene names and keeps extras on.
+trait Named {
+    fn name(&self) -> &str;
+    fn extras(&mut self) -> &mut Extras;
+    fn kept(&self) -> &Extras;
+}
+
+macro_rules! named {
+    ($($t:ty),*) => {$(
+        impl Named for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn extras(&mut self) -> &mut Extras {
+                &mut self.extras
+            }
+            fn kept(&self) -> &Extras {
+                &self.extras
+            }
+        }
+    )*};
+}
+named!(
+    crate::model::Node,
+    crate::model::Material,
+    crate::model::Animation
+);
+
+/// Each item of `into` named as one of `from` gets that one's extras it has no key for; returns
+/// how many items with extras found their match.
+fn take_extras<T: Named>(from: &[T], into: &mut [T]) -> usize {
+    let mut taken = vec![false; into.len()];
+    let mut matched = 0;
+    for item in from.iter().filter(|i| !i.kept().is_empty()) {
+        let Some(i) = find_named(into, &taken, item.name(), |x| x.name()) else {
+            continue;
+        };
+        taken[i] = true;
+        matched += 1;
+        if let Some(e) = into.get_mut(i) {
+            let e = e.extras();
+            for (k, v) in item.kept() {
+                e.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    matched
+}
+
+/// An XMF output whose mesh still draws what the original XMF draws: the original's bytes.
+pub(crate) fn unchanged_xmf(scene: &Scene, output: &Path, original: &Path) -> Option<Vec<u8>> {
+    if !crate::io::has_ext(output, "xmf") || !crate::io::has_ext(original, "xmf") {
+        return None;
+    }
+    let [mesh] = &scene.meshes[..] else {
+        return None;
+    };
+    let bytes = std::fs::read(original).ok()?;
+    let (was, _) = crate::open(crate::Source::bytes("original.xmf", bytes.clone()))
+        .ok()?
+        .to_scene()
+        .ok()?;
+    let [before] = &was.meshes[..] else {
+        return None;
+    };
+    crate::model::same_shape(mesh, &scene.materials, before, &was.materials).then_some(bytes)
+}
+
+/// The first item not taken yet named `name`: the same name, else the name with a tool's `.NNN`
+/// suffix, else (Blender cuts names at 63 bytes) a name that is the start of it.
+fn find_named<T>(
+    items: &[T],
+    taken: &[bool],
+    name: &str,
+    name_of: impl Fn(&T) -> &str,
+) -> Option<usize> {
+    let free = |i: &usize| !taken.get(*i).copied().unwrap_or(true);
+    let base = |s: &str| -> String {
+        match s.rsplit_once('.') {
+            Some((b, n)) if n.len() == 3 && n.bytes().all(|c| c.is_ascii_digit()) => b.to_string(),
+            _ => s.to_string(),
+        }
+    };
+    let exact = (0..items.len())
+        .filter(free)
+        .find(|&i| items.get(i).is_some_and(|x| name_of(x) == name));
+    exact
+        .or_else(|| {
+            (0..items.len())
+                .filter(free)
+                .find(|&i| items.get(i).is_some_and(|x| base(name_of(x)) == name))
+        })
+        .or_else(|| {
+            (0..items.len()).filter(free).find(|&i| {
+                items.get(i).is_some_and(|x| {
+                    let n = base(name_of(x));
+                    n.len() >= 60 && name.starts_with(&n)
+                })
+            })
+        })
+}

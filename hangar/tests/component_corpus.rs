@@ -548,6 +548,12 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
     for uv in &mut m.vertices.uvs {
         uv.reverse();
     }
+    if let Some(n) = &mut m.vertices.normals {
+        n.reverse();
+    }
+    if let Some(t) = &mut m.vertices.tangents {
+        t.reverse();
+    }
     for p in &mut m.primitives {
         for t in p.indices.chunks_exact_mut(3) {
             let [a, b, c] = [t[0], t[1], t[2]].map(|i| n - 1 - i);

@@ -101,7 +101,7 @@ impl Offset {
     }
 
     /// Into glTF's frame: X mirrored.
-    fn to_gltf(self) -> (Vec3, Quat) {
+    pub(super) fn to_gltf(self) -> (Vec3, Quat) {
         let [x, y, z] = self.pos;
         let [qx, qy, qz, qw] = self.quat;
         let q = Quat::from_xyzw(qx, -qy, -qz, qw);
@@ -554,50 +554,31 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             }
         }
     }
-    // (part scene, warnings, file md5, each node's mesh digest): the digests too are made in
-    // parallel, after a collision mesh is welded as the writer will store it.
-    type Loaded = (Scene, Vec<Warning>, String, Vec<Option<String>>);
-    let loaded: Vec<Result<Loaded>> = jobs
+    let loaded: Vec<Result<(Scene, Vec<Warning>)>> = jobs
         .par_iter()
         .map(|(_, piece, game_path, stem, _)| {
             let path = &label_of(view, game_path);
             let bytes = view.read(game_path).map_err(|e| e.in_file(path))?;
-            let (file, mut w) = xmf::read::read(&bytes).map_err(|e| e.in_file(path))?;
-            let role = if *piece == Piece::Collision {
-                Role::Collision
-            } else {
-                Role::Visual
-            };
-            let (mut sub, w2) =
-                xmf::mesh::to_scene(&file, stem, role).map_err(|e| e.in_file(path))?;
-            w.extend(w2);
+            let (mut sub, mut w) = part_mesh(&bytes, stem, *piece).map_err(|e| e.in_file(path))?;
             if *piece == Piece::Collision {
                 sub.meshes.iter_mut().for_each(weld_collision);
             }
-            let shapes = sub
-                .nodes
-                .iter()
-                .map(|n| {
-                    let m = sub.meshes.get(n.mesh?)?;
-                    Some(m.shape_digest(&sub.materials))
-                })
-                .collect();
             // The part's warnings say which file of the data folder they are about.
             let file = game_path.rsplit('/').next().unwrap_or_default();
             for x in &mut w {
                 x.path = format!("{file}: {}", x.path);
             }
-            Ok((sub, w, crate::formats::catalog::md5_hex(&bytes), shapes))
+            Ok((sub, w))
         })
         .collect();
     for ((node, piece, path, _, reused), r) in jobs.iter().zip(loaded) {
-        let (sub, w, md5, shapes) = r?;
+        let (sub, w) = r?;
         warnings.extend(w);
         let file = path.rsplit('/').next().unwrap_or_default().to_string();
-        // Where the file came from and what its mesh looked like: an untouched mesh is written
-        // back as this very file (see `original_xmf`).
+        // Where the file came from: a mesh that still draws what this file draws is written back
+        // as this very file (see `write::original_xmf`).
         let source = label_of(view, path).to_string_lossy().into_owned();
-        for (i, shape) in scene.append(sub, Some(*node)).into_iter().zip(shapes) {
+        for i in scene.append(sub, Some(*node)) {
             if let Some(n) = scene.nodes.get_mut(i) {
                 let mut mark = match piece {
                     Piece::Lod(l) => json!({ "lod": l, "file": file }),
@@ -606,8 +587,8 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
                 if *reused {
                     // Another component's file: shown, never written into this component's data.
                     mark["reused"] = json!(source);
-                } else if let Some(shape) = shape {
-                    mark["source"] = json!({ "path": source, "md5": md5, "shape": shape });
+                } else if n.mesh.is_some() {
+                    mark["source"] = json!({ "path": source });
                 }
                 n.extras.insert(NODE_KEY.into(), mark);
             }
@@ -692,6 +673,19 @@ fn add_lights(
         );
         scene.nodes.push(n);
     }
+}
+
+/// The scene of one XMF of a data folder, as its piece shows it (a collision mesh not welded yet).
+pub(super) fn part_mesh(bytes: &[u8], stem: &str, piece: Piece) -> Result<(Scene, Vec<Warning>)> {
+    let (file, mut w) = xmf::read::read(bytes)?;
+    let role = if piece == Piece::Collision {
+        Role::Collision
+    } else {
+        Role::Visual
+    };
+    let (sub, w2) = xmf::mesh::to_scene(&file, stem, role)?;
+    w.extend(w2);
+    Ok((sub, w))
 }
 
 /// A collision mesh as the writer will store it (positions merged, no seams), so what Blender shows

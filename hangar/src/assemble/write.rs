@@ -4,14 +4,14 @@
 
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::formats::{ani, xmf};
-use crate::model::{Node, Role, Scene};
+use crate::model::{Node, Property, Role, Scene};
 use crate::vfs::GameView;
 use base64::Engine;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::read::{valid_part_name, x4, Offset, ROOT_KEY};
+use super::read::{part_mesh, split_piece_as_written, valid_part_name, x4, Offset, ROOT_KEY};
 
 /// Files produced by [`from_scene`], to be written together.
 #[derive(Debug, Default)]
@@ -61,7 +61,10 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
             parts.extend(added);
             (text, data)
         }
-        None => new_component(scene, &stem, &mut w)?,
+        None => {
+            refuse_stripped(scene).map_err(|e| e.in_file(out))?;
+            new_component(scene, &stem, &mut w)?
+        }
     };
     let parts: Vec<usize> = if root.is_some() {
         parts
@@ -213,8 +216,9 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
             }
             None
         };
+        let animations = with_stored_keys(&scene.animations, stored_bytes.as_deref());
         let (built, ww) =
-            ani::from_animations(&scene.animations, &mut part_of).map_err(|e| e.in_file(out))?;
+            ani::from_animations(&animations, &mut part_of).map_err(|e| e.in_file(out))?;
         w.warnings.extend(ww);
         let bytes = match stored_bytes {
             Some(b) if built.unchanged => b,
@@ -233,34 +237,58 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
     Ok(w)
 }
 
-/// The XMF a mesh node was read from, when the mesh is still the shape it had and the file is still
-/// there with the same bytes: an untouched part is written back byte for byte (mods diff cleanly).
+/// The animations, each with the keys its state has in the stored .ani (`stored`) where the glTF
+/// kept only the component's extras, not the animations' (Blender's exporter keeps no action
+/// properties): a state a tool resampled but did not change is still known as unchanged.
+fn with_stored_keys<'a>(
+    animations: &'a [crate::model::Animation],
+    stored: Option<&[u8]>,
+) -> std::borrow::Cow<'a, [crate::model::Animation]> {
+    let lost = animations.iter().any(|a| !a.extras.contains_key("ani"));
+    let Some(bytes) = stored.filter(|_| lost) else {
+        return std::borrow::Cow::Borrowed(animations);
+    };
+    let Ok((ani, _)) = ani::read(bytes) else {
+        return std::borrow::Cow::Borrowed(animations);
+    };
+    let (read, _) = ani::animations(&ani, &mut |_| Some(0));
+    let mut out = animations.to_vec();
+    for a in out.iter_mut().filter(|a| !a.extras.contains_key("ani")) {
+        if let Some(r) = read.iter().find(|r| r.name == a.name) {
+            if let Some(v) = r.extras.get("ani") {
+                a.extras.insert("ani".into(), v.clone());
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The XMF a mesh node was read from, when the mesh still draws what that file draws (in any
+/// vertex order, through any tool: see [`crate::model::same_shape`]): an untouched part is written
+/// back byte for byte (mods diff cleanly).
 fn original_xmf(
     mark: Option<&Map<String, Value>>,
     mesh: &crate::model::Mesh,
     materials: &[crate::model::Material],
     views: &mut HashMap<String, Option<GameView>>,
 ) -> Option<Vec<u8>> {
-    let source = mark?.get("source")?;
-    let (path, md5, shape) = (
-        source.get("path")?.as_str()?,
-        source.get("md5")?.as_str()?,
-        source.get("shape")?.as_str()?,
-    );
-    if mesh.shape_digest(materials) != shape {
-        return None;
-    }
+    let path = mark?.get("source")?.get("path")?.as_str()?;
     let (game, inside) = crate::vfs::split_spec(path)?;
-    if !inside.to_ascii_lowercase().ends_with(".xmf") {
-        return None;
-    }
+    let file = inside.rsplit('/').next()?;
+    let stem = file
+        .strip_suffix(".xmf")
+        .or_else(|| file.strip_suffix(".XMF"))?;
+    let (_, piece) = split_piece_as_written(stem)?;
     let view = views
         .entry(game.display().to_string())
         .or_insert_with(|| GameView::open(&game).ok())
         .as_ref()?;
     let bytes = view.read(inside).ok()?;
-    // Only the file it was: a glTF cannot name another file and have it copied into a mod.
-    (crate::formats::catalog::md5_hex(&bytes) == md5).then(|| bytes.to_vec())
+    let (was, _) = part_mesh(&bytes, stem, piece).ok()?;
+    let [original] = &was.meshes[..] else {
+        return None;
+    };
+    crate::model::same_shape(mesh, materials, original, &was.materials).then(|| bytes.to_vec())
 }
 
 /// The original XML with the `<offset>` of every moved part replaced (untouched: the same text).
@@ -335,7 +363,8 @@ fn patch_offsets(
             continue;
         };
         let old = Offset::of(*c, &mut Vec::new(), "");
-        let new = Offset::from_gltf(n.translation, n.rotation);
+        let (t, r) = rest_pose(scene, p, &old);
+        let new = Offset::from_gltf(t, r);
         if old.same_place(&new) {
             continue;
         }
@@ -412,6 +441,44 @@ fn patch_offsets(
     Ok(out)
 }
 
+/// Where node `p` rests: its translation and rotation, except that a property an animation drives,
+/// when the node holds it at one of the animation's keys (a tool exported the pose of the current
+/// frame, not the rest), rests where the XML's `old` offset says.
+fn rest_pose(scene: &Scene, p: usize, old: &Offset) -> (glam::Vec3, glam::Quat) {
+    let Some(n) = scene.nodes.get(p) else {
+        return (*old).to_gltf();
+    };
+    let (old_t, old_r) = (*old).to_gltf();
+    let posed = |property: Property, now: &[f32]| {
+        scene
+            .animations
+            .iter()
+            .flat_map(|a| &a.channels)
+            .filter(|c| c.node == p && c.property == property)
+            .any(|c| {
+                c.values.chunks_exact(now.len()).any(|v| {
+                    let near = |sign: f32| {
+                        v.iter()
+                            .zip(now)
+                            .all(|(a, b)| (a - sign * b).abs() <= 1e-4 * (1.0 + a.abs()))
+                    };
+                    near(1.0) || (property == Property::Rotation && near(-1.0))
+                })
+            })
+    };
+    let t = if posed(Property::Translation, &n.translation.to_array()) {
+        old_t
+    } else {
+        n.translation
+    };
+    let r = if posed(Property::Rotation, &n.rotation.to_array()) {
+        old_r
+    } else {
+        n.rotation
+    };
+    (t, r)
+}
+
 /// A `<connection>` holding the part `n` (named by the node) at its place, under `parent`.
 fn connection_xml(indent: &str, name: &str, parent: Option<&str>, n: &Node) -> String {
     let parent = parent
@@ -423,6 +490,29 @@ fn connection_xml(indent: &str, name: &str, parent: Option<&str>, n: &Node) -> S
         off.xml("\t\t\t\t"),
         esc(&n.name)
     )
+}
+
+/// A glTF hangar made from a component whose extras a tool dropped (Blender's glTF exporter does
+/// unless "Custom Properties" is ticked) would come back as a new generic component: refused,
+/// naming the way out. Told by hangar's layout: a node `part` holding a mesh node `part-lod0`.
+fn refuse_stripped(scene: &Scene) -> Result<()> {
+    let made_by_hangar = scene.nodes.iter().find(|n| {
+        let parent = n.parent.and_then(|p| scene.nodes.get(p));
+        n.mesh.is_some()
+            && split_piece_as_written(&n.name)
+                .zip(parent)
+                .is_some_and(|((part, _), p)| p.name.eq_ignore_ascii_case(part))
+    });
+    match made_by_hangar {
+        Some(n) => Err(Error::refused(
+            "nodes",
+            format!(
+                "this glTF was made by hangar from a component (node {:?} is a part's mesh) but has lost the component's data (glTF extras; Blender's exporter drops them unless Include > Custom Properties is ticked): name the component it came from with --original SRC.xml",
+                n.name
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Nodes of a glTF hangar did not make from a component that become parts: each node holding a mesh.

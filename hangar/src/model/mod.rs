@@ -7,6 +7,9 @@
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{Map, Value};
 
+mod same;
+pub use same::same_shape;
+
 #[derive(Debug, Clone, Default)]
 pub struct Scene {
     pub name: String,
@@ -60,6 +63,59 @@ pub struct Channel {
     pub interpolation: Interpolation,
     pub times: Keys,
     pub values: Keys,
+}
+
+impl Channel {
+    /// Floats a key (3, 4 for rotation, one a morph target for weights).
+    pub fn width(&self) -> usize {
+        match self.property {
+            Property::Rotation => 4,
+            Property::Weights => (self.values.len() / self.times.len().max(1)).max(1),
+            _ => 3,
+        }
+    }
+
+    /// The channel's value at `t` seconds, held before the first key and after the last; a
+    /// rotation between keys is the normalised blend of the two quaternions (as Blender plays a
+    /// clip). `None` for a channel without keys.
+    pub fn value_at(&self, t: f32) -> Option<Vec<f32>> {
+        let w = self.width();
+        let key = |i: usize| self.values.get(i * w..(i + 1) * w);
+        let n = self.times.len().min(self.values.len() / w);
+        if n == 0 {
+            return None;
+        }
+        let after = self.times[..n].partition_point(|&k| k <= t);
+        if after == 0 {
+            return key(0).map(<[f32]>::to_vec);
+        }
+        if after >= n || self.interpolation == Interpolation::Step {
+            return key(after - 1).map(<[f32]>::to_vec);
+        }
+        let (t0, t1) = (self.times[after - 1], self.times[after]);
+        let (a, b) = (key(after - 1)?, key(after)?);
+        let f = if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 };
+        // The shorter way round for a rotation.
+        let sign = if self.property == Property::Rotation
+            && a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() < 0.0
+        {
+            -1.0
+        } else {
+            1.0
+        };
+        let mut v: Vec<f32> = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| x + (sign * y - x) * f)
+            .collect();
+        if self.property == Property::Rotation {
+            let len = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if len > 0.0 {
+                v.iter_mut().for_each(|x| *x /= len);
+            }
+        }
+        Some(v)
+    }
 }
 
 /// A channel's key floats, read as a slice: its own, or a range of one buffer that the channels of
@@ -291,57 +347,6 @@ pub struct Textures {
 impl Mesh {
     pub fn triangle_count(&self) -> usize {
         self.primitives.iter().map(|p| p.indices.len() / 3).sum()
-    }
-
-    /// A digest of the triangles as shapes: corner positions and first UVs to 1e-4, each
-    /// triangle's material name, in no particular order. Tools that reorder or split vertices
-    /// (Blender's glTF round trip) keep it; any edit of the geometry changes it.
-    pub fn shape_digest(&self, materials: &[Material]) -> String {
-        use md5::{Digest, Md5};
-        let q = |v: f32| (f64::from(v) * 1e4).round() as i64;
-        // Sorted by material name, then corners: the names are ranked once (equal names, equal
-        // rank) so the sort compares integers, not strings.
-        let name_of = |p: &Primitive| {
-            p.material
-                .and_then(|m| materials.get(m))
-                .map_or("", |m| m.name.as_str())
-        };
-        let mut names: Vec<&str> = self.primitives.iter().map(name_of).collect();
-        names.sort_unstable();
-        names.dedup();
-        let mut tris: Vec<(usize, [[i64; 5]; 3])> = Vec::with_capacity(self.triangle_count());
-        for p in &self.primitives {
-            let rank = names.binary_search(&name_of(p)).unwrap_or(0);
-            for t in p.indices.chunks_exact(3) {
-                let corner = |i: u32| {
-                    let i = i as usize;
-                    let pos = self.vertices.positions.get(i).copied().unwrap_or_default();
-                    let uv = self
-                        .vertices
-                        .uvs
-                        .first()
-                        .and_then(|u| u.get(i))
-                        .copied()
-                        .unwrap_or_default();
-                    [q(pos[0]), q(pos[1]), q(pos[2]), q(uv[0]), q(uv[1])]
-                };
-                let mut c = [corner(t[0]), corner(t[1]), corner(t[2])];
-                // The same triangle from any starting corner, winding kept.
-                let first = (0..3).min_by_key(|&k| c[k]).unwrap_or(0);
-                c.rotate_left(first);
-                tris.push((rank, c));
-            }
-        }
-        tris.sort_unstable();
-        let mut h = Md5::new();
-        for (rank, c) in &tris {
-            h.update(names.get(*rank).copied().unwrap_or("").as_bytes());
-            h.update([0]);
-            for v in c.iter().flatten() {
-                h.update(v.to_le_bytes());
-            }
-        }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 

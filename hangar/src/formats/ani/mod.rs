@@ -541,9 +541,9 @@ fn keeps_keys(keys: &[Value], n: &[usize], channels: &[&Channel], node: usize) -
     }
     if expected.is_empty() {
         // A state without keys is exported as the part held where it is.
-        return channels.iter().all(|c| c.times.len() <= 1);
+        return channels.iter().all(|c| held_still(c));
     }
-    expected.len() == channels.len()
+    let exact = expected.len() == channels.len()
         && expected.iter().all(|e| {
             channels.iter().any(|c| {
                 let near = |sign: f32| {
@@ -561,7 +561,59 @@ fn keeps_keys(keys: &[Value], n: &[usize], channels: &[&Channel], node: usize) -
                         .all(|(a, b)| (a - b).abs() < 1e-4)
                     && (near(1.0) || (c.property == Property::Rotation && near(-1.0)))
             })
-        })
+        });
+    exact || same_curves(&expected, channels)
+}
+
+/// True when `channels` (a tool's resampling: a key a frame) trace the curves of `expected` within
+/// 1e-4 over the same span: every expected channel has one sampled the same, and any other channel
+/// holds still.
+fn same_curves(expected: &[Channel], channels: &[&Channel]) -> bool {
+    let close = |a: &[f32], b: &[f32], rotation: bool| {
+        let near = |sign: f32| {
+            a.iter()
+                .zip(b)
+                .all(|(x, y)| (x - sign * y).abs() <= 1e-4 * (1.0 + x.abs()))
+        };
+        a.len() == b.len() && (near(1.0) || (rotation && near(-1.0)))
+    };
+    let traced = |e: &Channel, c: &Channel| {
+        let w = e.width();
+        let (Some(&first), Some(&last)) = (e.times.first(), e.times.last()) else {
+            return false;
+        };
+        let span = |x: &Channel| {
+            x.times.last().copied().unwrap_or(0.0) - x.times.first().copied().unwrap_or(0.0)
+        };
+        // The same span, to a frame at 24 per second (a part held still: any span).
+        (held_still(e) || (span(c) - (last - first)).abs() <= 0.05)
+            && c.times.iter().zip(c.values.chunks_exact(w)).all(|(&t, v)| {
+                e.value_at(t)
+                    .is_some_and(|x| close(v, &x, e.property == Property::Rotation))
+            })
+    };
+    expected.iter().all(|e| {
+        channels
+            .iter()
+            .any(|c| c.property == e.property && traced(e, c))
+    }) && channels
+        .iter()
+        .filter(|c| !expected.iter().any(|e| e.property == c.property))
+        .all(|c| held_still(c))
+}
+
+/// True when every key of `c` has its first key's value (within 1e-4; a rotation may be negated).
+fn held_still(c: &Channel) -> bool {
+    let w = c.width();
+    let first = c.values.get(..w).unwrap_or_default();
+    c.values.chunks_exact(w).all(|v| {
+        let near = |sign: f32| {
+            v.iter()
+                .zip(first)
+                .all(|(x, y)| (x - sign * y).abs() <= 1e-4 * (1.0 + x.abs()))
+        };
+        near(1.0) || (c.property == Property::Rotation && near(-1.0))
+    })
 }
 
 /// One description and its keys from glTF channels: a key a glTF key, in the game's frame.
