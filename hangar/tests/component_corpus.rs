@@ -273,6 +273,48 @@ fn corpus_components_place_parts_and_round_trip() {
             same += 1;
         }
         assert!(same > 0, "{name}: no XMF written");
+        // Every file of the data folder comes back from the glTF alone, as it is spelled on disk
+        // and byte for byte: wrecks, `.jcs` collision shapes and XMFs no part names too.
+        let data_out = w
+            .files
+            .iter()
+            .find(|(p, _)| common::has_ext(p, "xmf"))
+            .and_then(|(p, _)| p.parent())
+            .unwrap()
+            .to_path_buf();
+        let data_name = data_out
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_lowercase();
+        let data_src = std::fs::read_dir(xml.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.is_dir() && p.file_name().unwrap().to_string_lossy().to_lowercase() == data_name
+            })
+            .unwrap();
+        let mut source_files = Vec::new();
+        for e in std::fs::read_dir(&data_src).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                source_files.push(p);
+            }
+        }
+        for f in &source_files {
+            let got = data_out.join(f.file_name().unwrap());
+            assert_eq!(
+                std::fs::read(&got).ok().as_deref(),
+                Some(&std::fs::read(f).unwrap()[..]),
+                "{name}: {} not back whole",
+                got.display()
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(&data_out).unwrap().count(),
+            source_files.len(),
+            "{name}: files in the data folder"
+        );
         let (scene2, _) = common::component_scene(&back).unwrap();
         let (glb2, _) = common::to_glb(&scene2).unwrap();
         let (got2, _, nanims2, vertices2) = glb_positions(&glb2);

@@ -537,6 +537,7 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             }
         }
     }
+    carry_unshown(view, data_dir.as_deref(), &jobs, &mut scene);
     if !refs.is_empty() {
         let index = ComponentIndex::read(view);
         for (node, reference, at, offset) in &refs {
@@ -626,6 +627,59 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
         }
     }
     Ok((scene, warnings))
+}
+
+/// The files of the data folder no part shows (wrecks, `.jcs` collision shapes, XMFs no part
+/// names, anything else) ride in the component's extras (`files`: name inside the folder as it is
+/// spelled on disk, and base64 bytes), so the glTF alone brings the whole folder back.
+fn carry_unshown(
+    view: &GameView,
+    data_dir: Option<&str>,
+    jobs: &[(usize, Piece, String, String, bool)],
+    scene: &mut Scene,
+) {
+    let Some(dir) = data_dir else {
+        return;
+    };
+    let prefix = format!("{dir}/");
+    let shown: Vec<&str> = jobs.iter().map(|j| j.2.as_str()).collect();
+    let disk_dir = view.locate(dir);
+    let mut files = Vec::new();
+    for f in view.files(dir).unwrap_or_default() {
+        let Some(rel) = f.strip_prefix(&prefix) else {
+            continue;
+        };
+        if shown.iter().any(|s| s.eq_ignore_ascii_case(&f)) {
+            continue;
+        }
+        let Ok(bytes) = view.read(&f) else {
+            continue;
+        };
+        // Spelled as on disk (`Part_Main-Hull.jcs`), where the view has a disk.
+        let spelled = view
+            .locate(&f)
+            .zip(disk_dir.as_ref())
+            .and_then(|(p, d)| {
+                p.strip_prefix(d)
+                    .ok()
+                    .map(|r| r.to_string_lossy().replace('\\', "/"))
+            })
+            .unwrap_or_else(|| rel.to_string());
+        files.push(json!({
+            "file": spelled,
+            "bytes": base64::engine::general_purpose::STANDARD.encode(&*bytes),
+        }));
+    }
+    if files.is_empty() {
+        return;
+    }
+    if let Some(Value::Object(m)) = scene
+        .nodes
+        .first_mut()
+        .and_then(|r| r.extras.get_mut(ROOT_KEY))
+    {
+        m.insert("files".into(), Value::Array(files));
+    }
 }
 
 /// Every light in the `<lights>` children of `container` as a punctual light on a node under `parent`.

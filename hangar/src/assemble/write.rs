@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::read::{part_mesh, split_piece_as_written, valid_part_name, x4, Offset, ROOT_KEY};
+use super::read::{
+    part_mesh, split_piece_as_written, valid_part_name, x4, Offset, Piece, ROOT_KEY,
+};
 
 /// Files produced by [`from_scene`], to be written together.
 #[derive(Debug, Default)]
@@ -139,7 +141,17 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
             let file = mark
                 .and_then(|m| m.get("file"))
                 .and_then(Value::as_str)
-                .filter(|f| f.to_lowercase() == file.to_lowercase())
+                .filter(|f| {
+                    // The name it was read under: the same, or a part's second collision mesh
+                    // (`-collision1.xmf`).
+                    f.eq_ignore_ascii_case(&file)
+                        || (collision
+                            && f.strip_suffix(".xmf")
+                                .and_then(split_piece_as_written)
+                                .is_some_and(|(p, piece)| {
+                                    piece == Piece::Collision && p.eq_ignore_ascii_case(&part)
+                                }))
+                })
                 .map(str::to_string)
                 .unwrap_or(file);
             if names_used.contains(&file.to_lowercase()) {
@@ -175,29 +187,18 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
         }
     }
 
+    carried_files(root.and_then(|r| scene.nodes.get(r)), &data_dir, &mut w)
+        .map_err(|e| e.in_file(out))?;
+
     // The .ani: one state a glTF animation; when every state still has the keys hangar read, the
     // file as it was read.
     let stored = root
         .and_then(|r| scene.nodes.get(r))
         .and_then(|r| r.extras.get(ROOT_KEY))
         .and_then(|m| m.get("ani"));
-    let stored_bytes = match stored {
-        Some(a) => Some(
-            a.get("bytes")
-                .and_then(Value::as_str)
-                .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::Invalid,
-                        None,
-                        "extras.x4component.ani",
-                        "the stored .ani is not base64",
-                    )
-                    .in_file(out)
-                })?,
-        ),
-        None => None,
-    };
+    let stored_bytes = stored
+        .map(|a| stored_file(a, "extras.x4component.ani".into()).map_err(|e| e.in_file(out)))
+        .transpose()?;
     let ani_name = stored
         .and_then(|a| a.get("file"))
         .and_then(Value::as_str)
@@ -235,6 +236,56 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
     }
     w.files.push((out.to_path_buf(), xml_text.into_bytes()));
     Ok(w)
+}
+
+/// The data folder's files no part showed, as the component's extras carry them (see
+/// `read::carry_unshown`), added where the meshes did not write the same name.
+fn carried_files(root: Option<&Node>, data_dir: &Path, w: &mut Written) -> Result<()> {
+    let carried = root
+        .and_then(|r| r.extras.get(ROOT_KEY))
+        .and_then(|m| m.get("files"))
+        .and_then(Value::as_array);
+    for (i, f) in carried.into_iter().flatten().enumerate() {
+        let at = format!("extras.x4component.files[{i}]");
+        let name = f.get("file").and_then(Value::as_str).unwrap_or_default();
+        // Only names inside the folder: a glTF must not write elsewhere.
+        let parts: Vec<&str> = name.split('/').collect();
+        if parts
+            .iter()
+            .any(|p| !valid_part_name(p) || p.starts_with('.'))
+        {
+            return Err(Error::refused(
+                at,
+                format!("{name:?} is not a file name inside the data folder"),
+            ));
+        }
+        let bytes = stored_file(f, at)?;
+        let path = parts.iter().fold(data_dir.to_path_buf(), |p, s| p.join(s));
+        let lower = path.to_string_lossy().to_lowercase();
+        if !w
+            .files
+            .iter()
+            .any(|(p, _)| p.to_string_lossy().to_lowercase() == lower)
+        {
+            w.files.push((path, bytes));
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of a file the component's extras carry (`{"file": ..., "bytes": base64}`).
+fn stored_file(f: &Value, at: String) -> Result<Vec<u8>> {
+    f.get("bytes")
+        .and_then(Value::as_str)
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Invalid,
+                None,
+                at,
+                "the stored file is not base64",
+            )
+        })
 }
 
 /// The animations, each with the keys its state has in the stored .ani (`stored`) where the glTF
