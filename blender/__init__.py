@@ -268,6 +268,7 @@ def import_file(context, path, motions=()):
             bm[EXTRAS] = json.dumps(mt.extras)
         materials.append(bm)
     meshes = {}
+    wrecks = set()
     objs = [None] * len(scene.nodes)
     joints = {j for s in scene.skins for j in s.joints}
     arm_for_skin = {}
@@ -295,7 +296,10 @@ def import_file(context, path, motions=()):
             ob[EXTRAS] = json.dumps(n.extras)
         x4 = n.extras.get("x4") or {}
         target = coll
-        if n.collision or x4.get("collision"):
+        if x4.get("wreck") or n.parent in wrecks:
+            target = side("wrecks")  # the part as shown once destroyed
+            wrecks.add(i)
+        elif n.collision or x4.get("collision"):
             target = side("collision")
             ob.display_type = "WIRE"
         elif isinstance(x4.get("lod"), int) and x4["lod"] > 0:

@@ -103,7 +103,7 @@ export class View3D {
     this.model.traverse(o => {
       const x4 = o.userData.x4 || {}, own = o.userData.hangar || {}, m3 = o.userData.m3 || {};
       if (x4.collision) o.userData.kind = 'collision';
-      else if ((x4.lod ?? own.lod ?? 0) > 0) o.userData.kind = 'lod';
+      else if (x4.wreck || (x4.lod ?? own.lod ?? 0) > 0) o.userData.kind = 'lod'; // a wreck: shown with the LODs
       const marker = (x4.connection && !x4.part) || m3.attachmentPoint !== undefined;
       if (marker && !o.isMesh) this.addMarker(o);
     });

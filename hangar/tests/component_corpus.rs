@@ -357,6 +357,27 @@ fn dropship_counts() {
         markers.iter().any(|t| t.contains("position")),
         "{markers:?}"
     );
+    // `<part name="anim_main" wreck="anim_main_wreck">`: the wreck under its part, its lod0 and
+    // collision meshes under it (as hidden children, like LODs).
+    let wreck = scene
+        .nodes
+        .iter()
+        .position(|n| n.extras.get("x4").and_then(|x| x.get("wreck")).is_some())
+        .unwrap();
+    assert_eq!(scene.nodes[wreck].name, "anim_main_wreck");
+    let of = scene.nodes[wreck].parent.unwrap();
+    assert_eq!(scene.nodes[of].name, "anim_main");
+    let mut pieces: Vec<&str> = scene
+        .nodes
+        .iter()
+        .filter(|n| n.parent == Some(wreck) && n.mesh.is_some())
+        .map(|n| n.extras["x4"]["file"].as_str().unwrap())
+        .collect();
+    pieces.sort_unstable();
+    assert_eq!(
+        pieces,
+        ["anim_main_wreck-collision.xmf", "anim_main_wreck-lod0.xmf"]
+    );
 }
 
 const TINY: &str = r#"<?xml version="1.0"?>

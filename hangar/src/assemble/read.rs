@@ -425,6 +425,8 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
 
     // Parts first, so a part's name finds its node before a marker of the same name.
     let mut part_nodes: HashMap<String, usize> = HashMap::new();
+    // `<part wreck="name_wreck">`: the wreck's name (lower case) and the part node it replaces.
+    let mut wrecks: Vec<(String, usize)> = Vec::new();
     let mut parent_of: Vec<(usize, Option<String>)> = Vec::new();
     let mut used: HashMap<String, u32> = HashMap::new();
     let mut part_lights: Vec<(usize, roxmltree::Node<'_, '_>)> = Vec::new();
@@ -461,6 +463,9 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
                 ));
             }
             part_nodes.entry(name.clone()).or_insert(i);
+            if let Some(w) = element.attribute("wreck").filter(|w| !w.is_empty()) {
+                wrecks.push((w.to_lowercase(), i));
+            }
             parent_of.push((i, c.parent.clone()));
             part_lights.push((i, *element));
         }
@@ -533,6 +538,10 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             .to_string();
         if let Some((part, piece)) = split_piece(&stem) {
             if let Some(&node) = lower_parts.get(&part) {
+                jobs.push((node, piece, f, stem, false));
+            } else if let Some(&(_, of)) = wrecks.iter().find(|(w, _)| *w == part) {
+                // The part as it is shown once destroyed: a hidden child of the part, like a LOD.
+                let node = wreck_node(&mut scene, of, &stem, &part);
                 jobs.push((node, piece, f, stem, false));
             }
         }
@@ -627,6 +636,27 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
         }
     }
     Ok((scene, warnings))
+}
+
+/// The node of the wreck named `wreck` (lower case) of part node `of`: made once, under the part,
+/// named as the file names it (`stem` without its piece suffix).
+fn wreck_node(scene: &mut Scene, of: usize, stem: &str, wreck: &str) -> usize {
+    let found = scene.nodes.iter().position(|n| {
+        n.parent == Some(of)
+            && x4(n)
+                .and_then(|m| m.get("wreck"))
+                .and_then(Value::as_str)
+                .is_some_and(|w| w.eq_ignore_ascii_case(wreck))
+    });
+    if let Some(i) = found {
+        return i;
+    }
+    let name = split_piece_as_written(stem).map_or(wreck, |(n, _)| n);
+    let mut n = Node::new(name);
+    n.parent = Some(of);
+    n.extras.insert(NODE_KEY.into(), json!({ "wreck": name }));
+    scene.nodes.push(n);
+    scene.nodes.len() - 1
 }
 
 /// The files of the data folder no part shows (wrecks, `.jcs` collision shapes, XMFs no part

@@ -73,6 +73,14 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
     } else {
         new_parts(scene)
     };
+    // Wrecks hold meshes as parts do (`name_wreck-lod0.xmf`) but have no connection.
+    let wrecks = (0..scene.nodes.len()).filter(|&i| {
+        scene
+            .nodes
+            .get(i)
+            .is_some_and(|n| x4(n).is_some_and(|m| m.contains_key("wreck")))
+    });
+    let holders: Vec<usize> = parts.iter().copied().chain(wrecks).collect();
     if parts.is_empty() {
         return Err(Error::refused(
             "nodes",
@@ -91,7 +99,7 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
 
     // Every part's meshes: its child nodes marked as lod or collision; an unmarked mesh is lod0.
     let mut views: HashMap<String, Option<GameView>> = HashMap::new();
-    for &p in &parts {
+    for &p in &holders {
         let Some(pn) = scene.nodes.get(p) else {
             continue;
         };
@@ -111,7 +119,7 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
             meshes.push((p, m));
         }
         for (ci, c) in scene.nodes.iter().enumerate() {
-            if c.parent == Some(p) && !parts.contains(&ci) {
+            if c.parent == Some(p) && !holders.contains(&ci) {
                 if let Some(m) = c.mesh {
                     meshes.push((ci, m));
                 }
@@ -363,7 +371,7 @@ fn added_parts(scene: &Scene, root: Option<usize>, parts: &[usize]) -> Vec<usize
 /// characters), else the node's name.
 fn part_name(n: &Node) -> &str {
     x4(n)
-        .and_then(|m| m.get("part"))
+        .and_then(|m| m.get("part").or_else(|| m.get("wreck")))
         .and_then(Value::as_str)
         .unwrap_or(&n.name)
 }
