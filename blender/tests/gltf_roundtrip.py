@@ -1,0 +1,205 @@
+"""Blender's own glTF importer and exporter between hangar and the game (PyPI's bpy, no extension): what a
+modder gets who uses File > Import / Export > glTF 2.0. For every component and XMF of the corpus: hangar's
+GLB imported with defaults, exported with defaults (custom properties off, so the glTF loses hangar's extras)
+and converted back with `--original`; a component also exported with custom properties on and converted back
+without `--original`. Every file must come back byte for byte. Then three edits on a component, each changing
+only what was edited: a part moved and turned (only its connection's offset lines), one mesh scaled (only its
+XMF), one key of one action moved (only that state of the .ani).
+Prints one line a case and 'N passed, M failed'; exits 1 on any failure.
+usage: BPY_PYTHON gltf_roundtrip.py HANGAR CORPUS OUTDIR"""
+import difflib, filecmp, glob, math, os, struct, subprocess, sys
+
+import bpy
+
+hangar, corpus, out = sys.argv[1:4]
+
+
+def run(*args):
+    r = subprocess.run([hangar, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError((r.stderr.strip().splitlines() or ["hangar failed"])[-1][:200])
+
+
+def blender_trip(src_glb, dst_glb, extras=False, edit=None):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=src_glb)
+    if edit:
+        edit()
+    kw = dict(filepath=dst_glb, export_format="GLB")
+    if extras:
+        kw["export_extras"] = True
+    bpy.ops.export_scene.gltf(**kw)
+
+
+def files_under(d):
+    return sorted(os.path.relpath(p, d) for p in glob.glob(os.path.join(d, "**", "*"), recursive=True) if os.path.isfile(p))
+
+
+def component_files(xml):
+    """The XML, every file of its data folder and the .ani beside it, by lower-case name."""
+    d, stem = os.path.dirname(xml), os.path.splitext(os.path.basename(xml))[0].lower()
+    found = {os.path.basename(xml).lower(): xml}
+    for name in os.listdir(d):
+        p = os.path.join(d, name)
+        if name.lower() == stem + "_data" and os.path.isdir(p):
+            for rel in files_under(p):
+                found[f"{stem}_data/{rel}".lower()] = os.path.join(p, rel)
+        elif name.lower() == stem + "_data.ani":
+            found[name.lower()] = p
+    return found
+
+
+def changed_files(src_xml, dst_xml):
+    a, b = component_files(src_xml), component_files(dst_xml)
+    return sorted(k for k in a if k not in b or not filecmp.cmp(a[k], b[k], shallow=False)) + sorted(k for k in b if k not in a)
+
+
+def ani_states(path):
+    """Each state of an .ani: (part, state) -> its description and key bytes."""
+    b = open(path, "rb").read()
+    count = struct.unpack_from("<i", b, 0)[0]
+    at = 16 + 160 * count
+    states = {}
+    for i in range(count):
+        d = b[16 + 160 * i:16 + 160 * (i + 1)]
+        n = sum(struct.unpack_from("<5i", d, 128))
+        key = (d[:64].split(b"\0")[0], d[64:128].split(b"\0")[0])
+        states[key] = d + b[at:at + 128 * n]
+        at += 128 * n
+    return states
+
+
+def fcurves(action):
+    if hasattr(action, "fcurves"):
+        return list(action.fcurves)
+    return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
+
+
+passed = failed = 0
+
+
+def report(name, problem):
+    global passed, failed
+    print(f"{'fail' if problem else 'ok'}\t{name}\t{problem}", flush=True)
+    passed, failed = (passed, failed + 1) if problem else (passed + 1, failed)
+
+
+def case(name, body):
+    try:
+        problem = body() or ""
+    except Exception as e:  # one case's failure, reported; the others still run
+        problem = str(e).splitlines()[0] if str(e) else type(e).__name__
+    report(name, problem)
+
+
+components = sorted(glob.glob(os.path.join(corpus, "x4-components", "**", "*.xml"), recursive=True))
+components = [c for c in components if os.path.basename(c).lower() != "manifest.tsv"]
+for src in components:
+    stem = os.path.splitext(os.path.basename(src))[0]
+    work = os.path.join(out, "component", stem)
+    os.makedirs(work, exist_ok=True)
+    glb = os.path.join(work, "a.glb")
+
+    def default(src=src, work=work, glb=glb):
+        run("convert", src, glb)
+        blender_trip(glb, os.path.join(work, "d.glb"))
+        dst = os.path.join(work, "default", os.path.basename(src))
+        run("convert", os.path.join(work, "d.glb"), dst, "--original", src)
+        bad = changed_files(src, dst)
+        return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
+
+    def extras(src=src, work=work, glb=glb):
+        blender_trip(glb, os.path.join(work, "e.glb"), extras=True)
+        dst = os.path.join(work, "extras", os.path.basename(src))
+        run("convert", os.path.join(work, "e.glb"), dst)
+        bad = changed_files(src, dst)
+        return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
+
+    case(f"component {stem} (default export, --original)", default)
+    case(f"component {stem} (custom properties)", extras)
+
+for src in sorted(glob.glob(os.path.join(corpus, "x4", "*.xmf"))):
+    stem = os.path.splitext(os.path.basename(src))[0]
+    work = os.path.join(out, "xmf", stem)
+    os.makedirs(work, exist_ok=True)
+
+    def xmf(src=src, work=work):
+        run("convert", src, os.path.join(work, "a.glb"))
+        blender_trip(os.path.join(work, "a.glb"), os.path.join(work, "d.glb"))
+        dst = os.path.join(work, os.path.basename(src))
+        run("convert", os.path.join(work, "d.glb"), dst, "--original", src)
+        return "" if filecmp.cmp(src, dst, shallow=False) else "not byte for byte"
+
+    case(f"xmf {stem}", xmf)
+
+# Edits on the dropship, through the default export and --original.
+ship = next((c for c in components if os.path.basename(c) == "arg_dropship.xml"), None)
+work = os.path.join(out, "edits")
+os.makedirs(work, exist_ok=True)
+glb = os.path.join(work, "a.glb")
+
+
+def edited(tag, edit):
+    run("convert", ship, glb)
+    blender_trip(glb, os.path.join(work, f"{tag}.glb"), edit=edit)
+    dst = os.path.join(work, tag, os.path.basename(ship))
+    run("convert", os.path.join(work, f"{tag}.glb"), dst, "--original", ship)
+    return dst
+
+
+def moved():
+    def edit():
+        o = bpy.data.objects["detail_m_main"]
+        o.location.z += 1.0
+        o.rotation_mode = "XYZ"
+        o.rotation_euler.z += math.radians(10)
+    dst = edited("moved", edit)
+    a = open(ship, encoding="utf-8").read().splitlines()
+    b = open(dst, encoding="utf-8").read().splitlines()
+    lines = [l[1:] for l in difflib.unified_diff(a, b, lineterm="", n=0) if l[:1] in "+-" and l[:3] not in ("+++", "---")]
+    if not lines or any(not l.strip().startswith(("<position", "<quaternion", "<offset", "</offset")) for l in lines):
+        return f"XML changed beyond the offset ({len(lines)} lines)"
+    bad = [f for f in changed_files(ship, dst) if not f.endswith(".xml")]
+    return f"other files changed: {', '.join(bad[:3])}" if bad else ""
+
+
+def scaled():
+    def edit():
+        bpy.data.objects["detail_m_main-lod0"].data.transform(__import__("mathutils").Matrix.Scale(1.1, 4))
+    bad = changed_files(ship, edited("scaled", edit))
+    return "" if bad == ["arg_dropship_data/detail_m_main-lod0.xmf"] else f"changed: {', '.join(bad[:4]) or 'nothing'}"
+
+
+def key_moved():
+    moved_action = []
+
+    def edit():
+        for a in bpy.data.actions:
+            for fc in fcurves(a):
+                if fc.data_path.endswith("location") and len(fc.keyframe_points) >= 2:
+                    k = fc.keyframe_points[len(fc.keyframe_points) // 2]
+                    k.co.y += 0.25
+                    k.handle_left.y += 0.25
+                    k.handle_right.y += 0.25
+                    fc.update()
+                    moved_action.append(a.name)
+                    return
+    dst = edited("key", edit)
+    if not moved_action:
+        return "no action with location keys"
+    bad = [f for f in changed_files(ship, dst) if not f.endswith(".ani")]
+    if bad:
+        return f"other files changed: {', '.join(bad[:3])}"
+    src_ani = next(p for k, p in component_files(ship).items() if k.endswith(".ani"))
+    dst_ani = next(p for k, p in component_files(dst).items() if k.endswith(".ani"))
+    a, b = ani_states(src_ani), ani_states(dst_ani)
+    differ = [k for k in a if a[k] != b.get(k)] + [k for k in b if k not in a]
+    return "" if len(differ) == 1 else f"{len(differ)} states changed, not 1 ({moved_action[0]})"
+
+
+if ship:
+    case("edit: a part moved and turned", moved)
+    case("edit: a mesh scaled", scaled)
+    case("edit: a key moved", key_moved)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
