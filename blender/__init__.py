@@ -25,7 +25,7 @@ KIND = "hangar_kind"  # on the collection: component, xmf, m3, xac, ...
 DIGEST = "hangar_digest"  # on a mesh: digest of the data as imported
 FULL_NAME = "hangar_name"  # the node's name when Blender cut it (63 bytes)
 
-EXTS = ".xml;.xmf;.m3;.m3a;.xac;.xsm;.xpm;.ani;.glb;.gltf"
+EXTS = ".xml;.xmf;.m3;.m3a;.xac;.xsm;.xpm;.ani;.bsg;.glb;.gltf"
 
 
 def _hangar():
@@ -151,6 +151,49 @@ def build_mesh(m, materials, name):
     return me
 
 
+def picture(path, pictures, images):
+    """The Blender image of a texture hangar decoded (PNG bytes), packed into the .blend; one an image."""
+    if path not in images:
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, os.path.basename(path.replace("\\", "/")).rsplit(".", 1)[0] + ".png")
+            with open(f, "wb") as out:
+                out.write(pictures[path])
+            img = bpy.data.images.load(f)
+            img.pack()
+            img.filepath_raw = ""
+        img.name = os.path.basename(path.replace("\\", "/"))
+        images[path] = img
+    return images[path]
+
+
+def textured(bm, mt, pictures, images):
+    """A material's textures (base colour, normal map, emission) wired into a Principled BSDF."""
+    slots = [(k, getattr(mt, k)) for k in ("base_color", "normal", "emissive")]
+    slots = [(k, p) for k, p in slots if p and p in pictures]
+    if not slots:
+        return
+    bm.use_nodes = True
+    nodes, links = bm.node_tree.nodes, bm.node_tree.links
+    bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None) or nodes.new("ShaderNodeBsdfPrincipled")
+    for k, (slot, path) in enumerate(slots):
+        tex = nodes.new("ShaderNodeTexImage")
+        tex.image = picture(path, pictures, images)
+        tex.location = (-600, 300 - 300 * k)
+        if slot == "base_color":
+            links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+        elif slot == "normal":
+            tex.image.colorspace_settings.name = "Non-Color"
+            nm = nodes.new("ShaderNodeNormalMap")
+            nm.location = (-300, 300 - 300 * k)
+            links.new(tex.outputs["Color"], nm.inputs["Color"])
+            links.new(nm.outputs["Normal"], bsdf.inputs["Normal"])
+        else:
+            emission = bsdf.inputs.get("Emission Color") or bsdf.inputs.get("Emission")
+            if emission is not None:
+                links.new(tex.outputs["Color"], emission)
+
+
 def set_normals(me, n):
     """The game's normals as custom normals: a free-normal attribute where Blender has them (5.0), else
     the split normals API."""
@@ -242,7 +285,7 @@ MOTIONS = (".xsm", ".xpm", ".m3a")
 
 def import_file(context, path, motions=()):
     hangar = _hangar()
-    scene = hangar.open(path, motions=list(motions))
+    scene = hangar.open(path, motions=list(motions), textures=True)
     stem = os.path.splitext(os.path.basename(path))[0]
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     component = ext == "xml"
@@ -262,17 +305,24 @@ def import_file(context, path, motions=()):
         return hidden[name]
 
     materials = []
+    images = {}
     for mt in scene.materials:
         bm = bpy.data.materials.new(mt.name or "material")
         if mt.extras:
             bm[EXTRAS] = json.dumps(mt.extras)
+        textured(bm, mt, scene.pictures, images)
         materials.append(bm)
     meshes = {}
     wrecks = set()
     objs = [None] * len(scene.nodes)
     joints = {j for s in scene.skins for j in s.joints}
     arm_for_skin = {}
+    # Blender's progress indicator (the cursor's counter): one step a node.
+    wm = context.window_manager
+    wm.progress_begin(0, max(1, len(scene.nodes)))
     for i, n in enumerate(scene.nodes):
+        if i % 16 == 0:
+            wm.progress_update(i)
         if i in joints and n.mesh is None:
             continue  # a bone: made by its armature
         data = None
@@ -627,6 +677,8 @@ class IMPORT_SCENE_OT_hangar(bpy.types.Operator, ImportHelper):
         except Exception as e:  # hangar.Error and Blender's own
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
+        finally:
+            context.window_manager.progress_end()
         for w in warnings[:20]:
             self.report({"WARNING"}, w)
         self.report({"INFO"}, f"imported {coll.name} in {time.perf_counter() - t:.2f} s")

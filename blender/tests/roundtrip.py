@@ -1,7 +1,8 @@
 """The Blender extension inside Blender (PyPI's bpy): installs the built zip, then for a file of each
 kind in the corpus does File > Import and File > Export with no edit and checks that every file comes
 back byte for byte (a component: its XML, every file of its data folder and its .ani); then moves and
-turns one part of a component and checks that only offset lines of its XML change.
+turns one part of a component and checks that only offset lines of its XML change; and that an M3's
+textures arrive decoded, packed and wired into its material.
 Prints one line a case and 'N passed, M failed'; exits 1 on any failure.
 usage: BPY_PYTHON roundtrip.py ZIP CORPUS OUTDIR"""
 import difflib, filecmp, glob, math, os, sys
@@ -96,6 +97,23 @@ try:
 except Exception as e:
     problem = str(e).splitlines()[0] if str(e) else type(e).__name__
 print(f"{'fail' if problem else 'ok'}\tmoved part\t{problem}", flush=True)
+passed, failed = (passed, failed + 1) if problem else (passed + 1, failed)
+# Textures decoded by hangar arrive as packed images wired into the material (an M3 of a mod, its
+# DDS files beside it in the mod's Assets/Textures).
+problem = ""
+try:
+    fresh()
+    src = first("textures/ArtemKez__testMod/Base.SC2Data/Assets/Models/*.m3")
+    bpy.ops.import_scene.hangar(filepath=src)
+    found = sorted((n.image.name, tuple(n.image.size), n.image.packed_file is not None)
+                   for m in bpy.data.materials if m.use_nodes for n in m.node_tree.nodes
+                   if n.type == "TEX_IMAGE" and n.image)
+    want = [("Capillary Tower dif.dds", (512, 512), True), ("Capillary Tower nrm.dds", (512, 512), True)]
+    if found != want:
+        problem = f"images {found}, expected {want}"
+except Exception as e:
+    problem = str(e).splitlines()[0] if str(e) else type(e).__name__
+print(f"{'fail' if problem else 'ok'}\ttextures\t{problem}", flush=True)
 passed, failed = (passed, failed + 1) if problem else (passed + 1, failed)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

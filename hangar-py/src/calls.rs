@@ -2,7 +2,7 @@
 //! `hangar::convert`, `hangar::write_scene_to`). Nothing in this crate knows a format.
 
 use hangar::model::Scene;
-use hangar::{ConvertOptions, Finding, Info, Outcome, Result, Warning};
+use hangar::{ConvertOptions, Finding, Info, Outcome, Pictures, Result, Warning};
 use std::path::{Path, PathBuf};
 
 /// `hangar info`: the numbers of the file `path` names (a file, or `GAME::path`).
@@ -21,7 +21,13 @@ pub fn validate(path: &Path) -> Vec<Finding> {
 
 /// The neutral scene of `path` (named after the file) with the clips of `motions` (an M3's .m3a,
 /// an actor's .xsm / .xpm), and the readers' warnings.
-pub fn scene(path: &Path, motions: &[PathBuf]) -> Result<(Scene, Vec<Warning>)> {
+/// With `textures`, the materials' textures are found as a conversion finds them and their
+/// pictures (PNG, by the path the materials name) come along.
+pub fn scene(
+    path: &Path,
+    motions: &[PathBuf],
+    textures: bool,
+) -> Result<(Scene, Pictures, Vec<Warning>)> {
     let mut opened = hangar::open(path)?;
     let mut warnings = opened.warnings().to_vec();
     for m in motions {
@@ -29,9 +35,14 @@ pub fn scene(path: &Path, motions: &[PathBuf]) -> Result<(Scene, Vec<Warning>)> 
         warnings.extend(motion.warnings().iter().cloned());
         opened.add_motion(motion);
     }
-    let (scene, w) = opened.to_scene()?;
+    let (scene, pictures, w) = if textures {
+        opened.textured(&ConvertOptions::for_input(path, Vec::new())?)?
+    } else {
+        let (scene, w) = opened.to_scene()?;
+        (scene, Pictures::new(), w)
+    };
     warnings.extend(w);
-    Ok((scene, warnings))
+    Ok((scene, pictures, warnings))
 }
 
 /// The conversion options the keywords of `hangar.convert` give (`textures`: embed, copy, link or

@@ -50,7 +50,7 @@ fn validate(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 
 /// `hangar convert`; returns the warnings as JSON text.
 #[pyfunction]
-#[pyo3(signature = (input, output, motions, quantize, compress, modl_version, textures))]
+#[pyo3(signature = (input, output, motions, quantize, compress, modl_version, textures, original=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert(
     py: Python<'_>,
@@ -61,6 +61,7 @@ fn convert(
     compress: bool,
     modl_version: Option<u32>,
     textures: &str,
+    original: Option<PathBuf>,
 ) -> PyResult<String> {
     let mode = match textures {
         "embed" => hangar::TextureMode::Embed,
@@ -75,7 +76,8 @@ fn convert(
     };
     let warnings = py
         .detach(|| {
-            let opts = calls::options(&input, mode, quantize, compress, modl_version)?;
+            let mut opts = calls::options(&input, mode, quantize, compress, modl_version)?;
+            opts.original = original;
             calls::convert(&input, &output, &motions, &opts)
         })
         .map_err(err)?;
@@ -83,12 +85,25 @@ fn convert(
 }
 
 /// The neutral scene of a file (with the clips of `motions`) as a dict of lists and numpy arrays,
-/// and the warnings (JSON text).
+/// and the warnings (JSON text). With `textures`, the dict's `pictures` holds the PNG bytes of
+/// the materials' textures by the path they name.
 #[pyfunction]
-#[pyo3(signature = (path, motions=Vec::new()))]
-fn open(py: Python<'_>, path: PathBuf, motions: Vec<PathBuf>) -> PyResult<(Py<PyDict>, String)> {
-    let (scene, warnings) = py.detach(|| calls::scene(&path, &motions)).map_err(err)?;
+#[pyo3(signature = (path, motions=Vec::new(), textures=false))]
+fn open(
+    py: Python<'_>,
+    path: PathBuf,
+    motions: Vec<PathBuf>,
+    textures: bool,
+) -> PyResult<(Py<PyDict>, String)> {
+    let (scene, pictures, warnings) = py
+        .detach(|| calls::scene(&path, &motions, textures))
+        .map_err(err)?;
     let d = scene_to_py(py, &scene)?;
+    let p = PyDict::new(py);
+    for (k, v) in &pictures {
+        p.set_item(k, pyo3::types::PyBytes::new(py, v))?;
+    }
+    d.set_item("pictures", p)?;
     Ok((d.unbind(), json_text(&warnings)?))
 }
 

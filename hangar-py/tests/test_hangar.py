@@ -78,8 +78,12 @@ def test_open_m3_skin_and_animations():
 
 def test_component_scene_keeps_what_the_game_needs():
     s = hangar.open(dropship())
-    assert (len(s.nodes), len(s.meshes), len(s.animations), len(s.lights)) == (218, 43, 13, 50)
-    assert sum(len(m.positions) for m in s.meshes) == 165421
+    # The wreck anim_main_wreck is a node with its lod0 and collision meshes under anim_main.
+    assert (len(s.nodes), len(s.meshes), len(s.animations), len(s.lights)) == (221, 45, 13, 50)
+    wreck = next(i for i, n in enumerate(s.nodes) if n.extras.get("x4", {}).get("wreck"))
+    assert s.nodes[s.nodes[wreck].parent].name == "anim_main"
+    assert sum(len(m.positions) for m in s.meshes) - sum(
+        len(s.meshes[n.mesh].positions) for n in s.nodes if n.parent == wreck) == 165421
     root = s.nodes[0].extras["x4component"]
     assert root["name"] == "arg_dropship" and root["xml"].lstrip().startswith("<")
     ramp = next(n for n in s.nodes if n.name == "anim_ramp")
@@ -126,3 +130,31 @@ def test_convert_is_the_cli_convert(tmp_path):
     assert out.read_bytes() == open(src, "rb").read()
     with pytest.raises(hangar.Error, match="cannot tell what to write"):
         hangar.convert(src, tmp_path / "x.nope")
+
+
+def test_convert_takes_back_what_a_glb_lost_from_the_original(tmp_path):
+    src = corpus("x4/xirsoi__part_cockpit-lod0.xmf")
+    glb = tmp_path / "a.glb"
+    hangar.convert(src, glb)
+    # A tool that kept the mesh but lost the names and extras: written back as the original's bytes.
+    scene = hangar.open(glb)
+    for n in scene.nodes:
+        n.extras = {}
+        n.name = n.name + ".001"
+    hangar.write(scene, tmp_path / "b.glb")
+    out = tmp_path / "back-lod0.xmf"
+    hangar.convert(tmp_path / "b.glb", out, original=src)
+    assert out.read_bytes() == open(src, "rb").read()
+    with pytest.raises(hangar.Error, match="--original applies to a glTF input"):
+        hangar.convert(src, tmp_path / "c.xmf", original=src)
+
+
+def test_open_with_textures_decodes_the_materials_pictures():
+    src = glob.glob(corpus("textures/ArtemKez__testMod/Base.SC2Data/Assets/Models/*.m3"))[0]
+    scene = hangar.open(src, textures=True)
+    named = sorted(p for m in scene.materials for p in (m.base_color, m.normal) if p)
+    assert sorted(scene.pictures) == named and len(named) == 2
+    for png in scene.pictures.values():
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        assert int.from_bytes(png[16:20], "big") == 512 and int.from_bytes(png[20:24], "big") == 512
+    assert hangar.open(src).pictures == {}

@@ -251,7 +251,7 @@ pub struct ConvertOptions {
     pub write: WriteOptions,
     /// The game file a glTF came from (`--original`): what a tool's glTF lost on the way (the
     /// component's XML, part roles, connection names, untouched meshes' bytes, the .ani) is taken
-    /// from it. See [`crate::original`].
+    /// from it (`hangar convert edited.glb ship.xml --original game/ship.xml`).
     pub original: Option<std::path::PathBuf>,
 }
 

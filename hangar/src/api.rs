@@ -15,6 +15,10 @@ use std::sync::Arc;
 pub use crate::any::{Converted, Info, Wrote};
 pub use crate::document::WriteOptions;
 
+/// PNG pictures of a model's textures by the path its materials name them with (see
+/// [`Opened::textured`]).
+pub type Pictures = std::collections::BTreeMap<String, Vec<u8>>;
+
 /// Where a file comes from.
 pub enum Source {
     /// A file or a component folder on disk, or `GAME::path` inside a game's catalogs or folder.
@@ -262,6 +266,24 @@ impl Opened {
             .document
             .to_scene(&stem, &motions)
             .map_err(|e| e.in_file(&self.name))
+    }
+
+    /// The model's scene with its materials' textures found and decoded as a conversion finds them
+    /// (beside the model, in `options`' views, through an X4 game's material library): each
+    /// material names its textures by path, and the pictures are PNG files by that path. A
+    /// texture not found or not decodable is left out of its material, and said in the warnings.
+    ///
+    /// ```
+    /// let opened = hangar::open("../samples/wedge-lod0.xmf")?;
+    /// let (scene, pictures, _) = opened.textured(&hangar::ConvertOptions::default())?;
+    /// assert!(pictures.is_empty() && !scene.meshes.is_empty());
+    /// # Ok::<(), hangar::Error>(())
+    /// ```
+    pub fn textured(&self, options: &ConvertOptions) -> Result<(Scene, Pictures, Vec<Warning>)> {
+        let (mut scene, mut warnings) = self.to_scene()?;
+        let (resolved, w) = crate::textures::resolve(&mut scene, &self.name, &options.textures);
+        warnings.extend(w);
+        Ok((scene, resolved.images, warnings))
     }
 
     /// The bytes of the file `output` names (its extension picks the type: `.glb`, `.gltf`,

@@ -46,13 +46,15 @@ def validate(path: str | PathLike[str]) -> list[dict[str, Any]]:
 
 def convert(input: str | PathLike[str], output: str | PathLike[str], *, motions: list = [],
             quantize: bool = False, compress: bool = False, modl_version: Optional[int] = None,
-            textures: str = "embed") -> list[str]:
+            textures: str = "embed", original: str | PathLike[str] | None = None) -> list[str]:
     """``hangar convert INPUT OUTPUT``: the output's extension picks the type. ``motions``: animation
     files whose clips are added to a glTF output (.m3a, .xsm, .xpm); ``quantize``/``compress``: glTF
     encoding; ``modl_version``: the MODL version of an M3 output; ``textures``: embed, copy, link or
-    none. Returns the warnings as text."""
+    none; ``original``: for a glTF input, the game file it was made from (``--original``: what another
+    tool's export lost is taken from it). Returns the warnings as text."""
+    orig = fspath(original) if original is not None else None
     w = json.loads(_native.convert(fspath(input), fspath(output), [fspath(m) for m in motions],
-                                   quantize, compress, modl_version, textures))
+                                   quantize, compress, modl_version, textures, orig))
     return [_warning_text(x) for x in w]
 
 
@@ -187,6 +189,8 @@ class Scene:
     cameras: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     source: Optional[str] = None
+    #: PNG bytes of the materials' textures by the path they name (``open(..., textures=True)``).
+    pictures: dict = field(default_factory=dict)
 
     def _to_native(self) -> dict:
         f32 = lambda a: None if a is None else np.ascontiguousarray(a, dtype=np.float32)
@@ -236,15 +240,19 @@ def _scene(d: dict, warnings: list, source: str) -> Scene:
         cameras=[Camera(**c) for c in d["cameras"]],
         warnings=[_warning_text(w) for w in warnings],
         source=source,
+        pictures=d.get("pictures", {}),
     )
 
 
-def open(path: str | PathLike[str], *, motions: list = []) -> Scene:
+def open(path: str | PathLike[str], *, motions: list = [], textures: bool = False) -> Scene:
     """The neutral scene of a model file (XMF, M3, XAC, component XML, glTF, ...): nodes, meshes with
     numpy arrays (positions float32 (N, 3), normals, tangents (N, 4), uvs and colors lists, indices
     uint32 per primitive, joints uint16 (N, 4), weights float32 (N, 4)), materials, skins, animations.
-    ``motions``: animation files whose clips are added (an M3's .m3a, an XAC actor's .xsm / .xpm)."""
-    d, w = _native.open(fspath(path), [fspath(m) for m in motions])
+    ``motions``: animation files whose clips are added (an M3's .m3a, an XAC actor's .xsm / .xpm).
+    ``textures``: find the materials' textures as a conversion does (beside the model, an X4 game's
+    material library) and decode them: each material names its textures by path (``base_color``,
+    ``normal``, ``emissive``) and ``Scene.pictures`` holds their PNG bytes by that path."""
+    d, w = _native.open(fspath(path), [fspath(m) for m in motions], textures)
     return _scene(d, json.loads(w), fspath(path))
 
 
