@@ -500,6 +500,8 @@ def import_animations(scene, objs, bones, fps):
                 act = bpy.data.actions.new(f"{a.name}" if target.type == "ARMATURE" else f"{a.name} {target.name}")
                 act.use_fake_user = True
                 act["hangar_clip"] = a.name
+                if target.type != "ARMATURE":
+                    act["hangar_node"] = c.node  # exported back as this node's channels
                 actions[key] = (act, target)
                 made += 1
             act = actions[key][0]
@@ -597,6 +599,63 @@ def object_trs(ob):
     return trs_from_blender(tuple(loc), tuple(q), tuple(s))
 
 
+def action_fcurves(action):
+    """Every F-curve of an action: its slots' channel bags (Blender 4.4 on), else its own list."""
+    if hasattr(action, "layers") and action.layers:
+        return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+                for fc in bag.fcurves]
+    return list(getattr(action, "fcurves", []))
+
+
+def keys_of(fc):
+    n = len(fc.keyframe_points)
+    co = np.empty(n * 2, np.float32)
+    fc.keyframe_points.foreach_get("co", co)
+    interp = np.empty(n, np.int32)
+    fc.keyframe_points.foreach_get("interpolation", interp)
+    return co[0::2], co[1::2], interp
+
+
+def animations_from_blender(hangar, node_at, fps):
+    """The clips of the actions hangar made for parts (`hangar_clip`, `hangar_node`), with the keys the
+    user has (a key a keyframe, not a key a frame), in glTF's frame."""
+    clips = {}
+    for act in bpy.data.actions:
+        node = node_at.get(act.get("hangar_node", -1))
+        if "hangar_clip" not in act or node is None:
+            continue
+        by_path = {}
+        for fc in action_fcurves(act):
+            by_path.setdefault(fc.data_path, {})[fc.array_index] = fc
+        for path, prop, width, rest in (("location", "translation", 3, (0.0, 0.0, 0.0)),
+                                         ("rotation_quaternion", "rotation", 4, (1.0, 0.0, 0.0, 0.0)),
+                                         ("scale", "scale", 3, (1.0, 1.0, 1.0))):
+            fcs = by_path.get(path)
+            if not fcs:
+                continue
+            keys = {i: keys_of(fc) for i, fc in fcs.items()}
+            frames = np.unique(np.concatenate([k[0] for k in keys.values()]))
+            v = np.empty((len(frames), width), np.float64)
+            step = True
+            for i in range(width):
+                if i not in keys:
+                    v[:, i] = rest[i]
+                    continue
+                f, val, interp = keys[i]
+                step = step and bool(np.all(interp == 0))
+                v[:, i] = val if len(f) == len(frames) and np.array_equal(f, frames) else [fcs[i].evaluate(x) for x in frames]
+            if prop == "translation":
+                v = np.stack([v[:, 0], v[:, 2], -v[:, 1]], -1)
+            elif prop == "rotation":
+                v = np.stack([v[:, 1], v[:, 3], -v[:, 2], v[:, 0]], -1)
+            else:
+                v = np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
+            clips.setdefault(act["hangar_clip"], []).append(hangar.Channel(
+                node=node, property=prop, times=(frames / fps).astype(np.float32),
+                values=v.astype(np.float32), interpolation="STEP" if step else "LINEAR"))
+    return [hangar.Animation(name=name, channels=chans) for name, chans in clips.items()]
+
+
 def scene_from_collection(hangar, coll, keep_unchanged_meshes):
     """The neutral scene of an imported collection: nodes from the objects (their stored index order),
     meshes only where Blender's data differs from what was imported (unless asked for all)."""
@@ -627,6 +686,9 @@ def scene_from_collection(hangar, coll, keep_unchanged_meshes):
                     mesh_of[me.name] = None
             node.mesh = mesh_of[me.name]
         sc.nodes.append(node)
+    scene = bpy.context.scene
+    node_at = {o[NODE]: k for k, o in enumerate(order) if NODE in o}
+    sc.animations = animations_from_blender(hangar, node_at, scene.render.fps / scene.render.fps_base)
     return sc, changed
 
 

@@ -98,6 +98,47 @@ except Exception as e:
     problem = str(e).splitlines()[0] if str(e) else type(e).__name__
 print(f"{'fail' if problem else 'ok'}\tmoved part\t{problem}", flush=True)
 passed, failed = (passed, failed + 1) if problem else (passed + 1, failed)
+# A key moved in one part's action: only that state of the .ani changes, with the keys the user set.
+problem = ""
+try:
+    import struct
+
+    def states(path):
+        b = open(path, "rb").read()
+        count = struct.unpack_from("<i", b, 0)[0]
+        at, out = 16 + 160 * count, {}
+        for i in range(count):
+            d = b[16 + 160 * i:16 + 160 * (i + 1)]
+            n = sum(struct.unpack_from("<5i", d, 128))
+            out[(d[:64].split(b"\0")[0], d[64:128].split(b"\0")[0])] = (n, d + b[at:at + 128 * n])
+            at += 128 * n
+        return out
+
+    fresh()
+    bpy.ops.import_scene.hangar(filepath=dropship)
+    ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
+    act = next(a for a in bpy.data.actions if "hangar_node" in a and any(
+        fc.data_path == "location" and len(fc.keyframe_points) >= 2 for fc in ext.action_fcurves(a)))
+    fc = next(fc for fc in ext.action_fcurves(act) if fc.data_path == "location" and len(fc.keyframe_points) >= 2)
+    k = fc.keyframe_points[len(fc.keyframe_points) // 2]
+    k.co.y += 0.25
+    fc.update()
+    dst = os.path.join(out, "key", os.path.basename(dropship))
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    bpy.ops.export_scene.hangar(filepath=dst)
+    bad = [f for f in same_component(dropship, dst) if not f.lower().endswith(".ani")]
+    ani = lambda d: next(os.path.join(d, n) for n in os.listdir(d) if n.lower().endswith("_data.ani"))
+    a, b = states(ani(os.path.dirname(dropship))), states(ani(os.path.dirname(dst)))
+    differ = [k for k in a if a[k] != b.get(k)] + [k for k in b if k not in a]
+    if bad:
+        problem = f"other files changed: {', '.join(bad[:3])}"
+    elif len(differ) != 1 or differ[0][1].decode() != act["hangar_clip"]:
+        problem = f"states changed: {differ[:3]}, expected only {act['hangar_clip']}"
+except Exception as e:
+    problem = str(e).splitlines()[0] if str(e) else type(e).__name__
+print(f"{'fail' if problem else 'ok'}\tkey moved\t{problem}", flush=True)
+passed, failed = (passed, failed + 1) if problem else (passed + 1, failed)
+
 # Textures decoded by hangar arrive as packed images wired into the material (an M3 of a mod, its
 # DDS files beside it in the mod's Assets/Textures).
 problem = ""

@@ -477,12 +477,14 @@ pub fn from_animations(
             unchanged = false;
             // Pre- and post-scale keys have no glTF place: they come back as they were.
             let extra: Vec<Value> = keys.get(n[0] + n[1] + n[2]..).unwrap_or_default().to_vec();
-            let (d, k) = rebuilt(&part, state, &channels, [n[3], n[4]], extra)?;
+            // Edited: its keys rebuilt, its length and pre/post-scale keys as they were.
+            let stored = Some(e["duration"].clone()).filter(|d| d.is_number());
+            let (d, k) = rebuilt(&part, state, &channels, [n[3], n[4]], extra, stored)?;
             out.push((index, d, k));
         }
         for (part, _, channels) in by_part {
             unchanged = false;
-            let (d, k) = rebuilt(&part, state, &channels, [0, 0], Vec::new())?;
+            let (d, k) = rebuilt(&part, state, &channels, [0, 0], Vec::new(), None)?;
             out.push((next_new, d, k));
             next_new += 1;
         }
@@ -623,6 +625,7 @@ fn rebuilt(
     channels: &[&Channel],
     pre_post: [usize; 2],
     extra: Vec<Value>,
+    duration: Option<Value>,
 ) -> Result<(Value, Vec<Value>)> {
     let mut keys = Vec::new();
     let mut n = [0usize; 5];
@@ -641,6 +644,7 @@ fn rebuilt(
             2
         };
         let mut previous: Option<[f32; 3]> = None;
+        let mut track: Vec<(f32, [f32; 3])> = Vec::with_capacity(c.times.len());
         for (t, v) in c.times.iter().zip(c.values.chunks_exact(width)) {
             let value = match property {
                 Property::Translation => [-v[0], v[1], v[2]],
@@ -660,6 +664,10 @@ fn rebuilt(
                 }
                 _ => [v[0], v[1], v[2]],
             };
+            track.push((*t, value));
+        }
+        // A tool's resampling (a key a frame) back to the keys that make the same curve.
+        for (t, value) in fewest_keys(&track, ty == 1) {
             keys.push(json!({
                 "value": value,
                 "interpolationX": ty, "interpolationY": ty, "interpolationZ": ty,
@@ -668,15 +676,60 @@ fn rebuilt(
                 "derivatives": ([0.0f32; 7]), "angle": 0,
             }));
             n[slot] += 1;
-            last = last.max(*t);
+            last = last.max(t);
         }
     }
     n[3] = pre_post[0];
     n[4] = pre_post[1];
     keys.extend(extra);
     // A state of one key lasts a frame, as the game's files have it.
-    let duration = if last > 0.0 { last } else { 1.0 / FPS };
-    Ok((description(part, state, &n, json!(duration))?, keys))
+    let duration = duration.unwrap_or(json!(if last > 0.0 { last } else { 1.0 / FPS }));
+    Ok((description(part, state, &n, duration)?, keys))
+}
+
+/// The keys of `track` (time, value) without those the others already make: a step key holding
+/// the value before it, a linear key on the line between the keys kept around it (within 1e-4).
+fn fewest_keys(track: &[(f32, [f32; 3])], step: bool) -> Vec<(f32, [f32; 3])> {
+    let near = |a: &[f32; 3], b: &[f32; 3]| {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-4 * (1.0 + x.abs()))
+    };
+    let (Some(&first), Some(&last)) = (track.first(), track.last()) else {
+        return Vec::new();
+    };
+    let mut kept = vec![first];
+    if step {
+        for w in track.windows(2) {
+            if !near(&w[1].1, &w[0].1) {
+                kept.push(w[1]);
+            }
+        }
+    } else {
+        // From the last key kept, the farthest key such that every key between lies on the line.
+        let on_line = |a: usize, b: usize| {
+            let ((ta, va), (tb, vb)) = (track[a], track[b]);
+            track[a + 1..b].iter().all(|(t, v)| {
+                let f = if tb > ta { (t - ta) / (tb - ta) } else { 0.0 };
+                let lerp = [0, 1, 2].map(|i| va[i] + (vb[i] - va[i]) * f);
+                near(&lerp, v)
+            })
+        };
+        let mut a = 0;
+        while a + 1 < track.len() {
+            let mut b = a + 1;
+            // A bounded window: a long straight run costs at most this many checks a key.
+            while b + 1 < track.len() && b - a < 512 && on_line(a, b + 1) {
+                b += 1;
+            }
+            kept.push(track[b]);
+            a = b;
+        }
+    }
+    if kept.last().map(|k| k.0) != Some(last.0) {
+        kept.push(last);
+    }
+    kept
 }
 
 /// `hangar validate` for .ani: counts that match the keys, key times in order.
@@ -741,4 +794,47 @@ pub fn to_scene(file: &Ani, name: &str) -> (Scene, Vec<Warning>) {
     });
     scene.animations = animations;
     (scene, warnings)
+}
+
+#[cfg(test)]
+mod fewest_keys_tests {
+    use super::fewest_keys;
+
+    #[test]
+    fn a_resampled_line_is_its_two_ends_again() {
+        // Blender's export of a 2-key move over 3.333 s: a key a frame at 24 fps.
+        let track: Vec<(f32, [f32; 3])> = (0..=80)
+            .map(|f| {
+                let t = f as f32 / 24.0;
+                (t, [2.0 * t, 0.0, -t])
+            })
+            .collect();
+        let kept = fewest_keys(&track, false);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[1].0, 80.0 / 24.0);
+        // A bend in the middle keeps its corner.
+        let bent: Vec<(f32, [f32; 3])> = (0..=20)
+            .map(|f| (f as f32, [(f as f32 - 10.0).abs(), 0.0, 0.0]))
+            .collect();
+        let kept = fewest_keys(&bent, false);
+        assert_eq!(
+            kept.iter().map(|k| k.0).collect::<Vec<_>>(),
+            [0.0, 10.0, 20.0]
+        );
+    }
+
+    #[test]
+    fn a_step_track_keeps_only_its_changes() {
+        let track = [
+            (0.0, [1.0, 0.0, 0.0]),
+            (1.0, [1.0, 0.0, 0.0]),
+            (2.0, [3.0, 0.0, 0.0]),
+            (3.0, [3.0, 0.0, 0.0]),
+        ];
+        let kept = fewest_keys(&track, true);
+        assert_eq!(
+            kept.iter().map(|k| k.0).collect::<Vec<_>>(),
+            [0.0, 2.0, 3.0]
+        );
+    }
 }
