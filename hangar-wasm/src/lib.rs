@@ -368,7 +368,8 @@ impl Workspace {
     /// Which of the outputs hangar names for the file at `path` (with `motions`) it writes from
     /// it, as a JSON array of extensions: the download buttons. A file shown as a GLB has a scene,
     /// so its glTF forms are written; every other output is tried (the bytes are dropped), since
-    /// a format's family names forms a given file cannot become (an .xac is no .xsm).
+    /// a format's family names forms a given file cannot become (an .xac is no .xsm), and kept
+    /// when it is one file.
     pub fn writable(&self, path: String, motions: Vec<String>) -> Result<String, JsError> {
         let opened = self.opened(&path, &motions).map_err(js_error)?;
         let scene = opened.levels().is_none() && shown_as(opened.format()).0 == "glb";
@@ -379,7 +380,9 @@ impl Workspace {
             .filter(|e| match *e {
                 "glb" | "gltf" => scene,
                 "obj" => scene && motions.is_empty(),
-                e => opened.write_as(format!("download.{e}"), &opts).is_ok(),
+                e => opened
+                    .write_as(format!("download.{e}"), &opts)
+                    .is_ok_and(|c| c.files.is_empty()),
             })
             .collect();
         Ok(json!(ok).to_string())
@@ -408,10 +411,17 @@ impl Workspace {
         compress: bool,
     ) -> Result<Vec<u8>, JsError> {
         let opened = self.opened(&path, &motions).map_err(js_error)?;
-        opened
+        let c = opened
             .write_as(&output, &self.options(quantize, compress))
-            .map(|c| c.bytes)
-            .map_err(js_error)
+            .map_err(js_error)?;
+        // A download is one file: an output that needs others beside it would arrive broken.
+        if !c.files.is_empty() {
+            return Err(JsError::new(&format!(
+                "{output} goes with {} more files: convert it with the command line",
+                c.files.len()
+            )));
+        }
+        Ok(c.bytes)
     }
 
     /// True when the file at `path` goes with a model as a motion (`--motion`) by its name.
