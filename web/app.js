@@ -20,6 +20,7 @@ function setState(s) { body.dataset.state = s; }
 function startWorker() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   worker.onmessage = ({ data }) => {
+    if (data.ready) { body.dataset.hangar = 'ready'; return; }
     if (data.progress !== undefined) { status(data.progress, true); return; }
     const c = calls.get(data.id);
     if (!c) return;
@@ -78,8 +79,8 @@ async function openFiles(list, folder) {
   try {
     ({ listing } = await call('open', opened));
   } catch (e) { fail(e); return; }
-  const models = listing.models;
-  status(`${models.length} models in ${listing.files} files (${Math.round(performance.now() - t0)} ms)`);
+  const models = listing.paths ? listing.paths.split('\n') : [];
+  status(`${models.length} models in ${listing.files} files (${Math.round(performance.now() - t0)} ms, hangar ${Math.round(listing.total)} ms: view ${Math.round(listing.ms.view)}, files ${Math.round(listing.ms.files)}, models ${Math.round(listing.ms.models)})`);
   if (listing.warnings.length) $('error').textContent = listing.warnings.join('\n');
   if (folder) {
     listFiles(models);
@@ -179,6 +180,7 @@ async function show(path, motions) {
   if (mine !== showing) return;
   const { meta, bytes } = r;
   current = { path, motions, meta };
+  window.hangarShownMs = meta.ms;   // hangar's time in the worker (web/bench.mjs reads it)
   $('title').textContent = path.split('/').pop() + (motions.length ? ` + ${motions.map(m => m.split('/').pop()).join(', ')}` : '');
   const info = meta.info || {};
   stat('format', info.format || meta.format);
@@ -196,11 +198,11 @@ async function show(path, motions) {
     else if (meta.kind === 'bgf') drawText(bytes, 'presentation XML', drawBgf);
     else if (meta.kind === 'bgp') drawText(bytes, 'Graphviz drawing', drawDot);
   } catch (e) { fail(e); return; }
-  downloads(meta);
   const secs = (performance.now() - t0) / 1000;
   status(`${path}: ${secs.toFixed(2)} s (hangar ${Math.round(meta.ms)} ms)`);
   setState('shown');
-  validate(path, mine);
+  validate(path, mine);     // asked first: the worker answers in order
+  downloads(meta, mine);
 }
 
 async function drawGlb(bytes) {
@@ -228,12 +230,40 @@ function leave3d() {
 function drawImage(bytes, meta) {
   leave3d();
   const img = document.createElement('img');
+  const old = view.querySelector('img')?.src;
   img.src = URL.createObjectURL(new Blob([bytes], { type: 'image/png' }));
   img.alt = current.path;
   view.replaceChildren(img);
+  if (old) URL.revokeObjectURL(old);
   $('texture-controls').hidden = false;
   $('texture-size').textContent = `${meta.width} x ${meta.height}`;
+  // The pickers offer what hangar says the file holds (a damaged header may say millions).
+  const pick = (el, count, at) => {
+    el.replaceChildren(...Array.from({ length: Math.min(count, 4096) }, (_, i) => new Option(String(i), i)));
+    el.value = at;
+    el.disabled = count < 2;
+  };
+  pick($('mip'), meta.mips, meta.mip);
+  pick($('surface'), meta.surfaces, meta.surface);
 }
+
+// A mip level or surface picked: hangar decodes that one.
+async function showLevel() {
+  if (!current || current.meta.kind !== 'image') return;
+  const mine = ++showing;
+  setState('working');
+  const [mip, surface] = [+$('mip').value, +$('surface').value];
+  try {
+    const { meta, bytes } = await call('level', { path: current.path, mip, surface });
+    if (mine !== showing) return;
+    current.meta = meta;
+    drawImage(bytes, meta);
+    status(`${current.path}: mip ${mip} of surface ${surface}, ${meta.width} x ${meta.height} (hangar ${Math.round(meta.ms)} ms)`);
+    setState('shown');
+  } catch (e) { if (mine === showing) fail(e); }
+}
+$('mip').onchange = showLevel;
+$('surface').onchange = showLevel;
 
 function drawText(bytes, title, draw) {
   leave3d();
@@ -265,31 +295,34 @@ async function validate(path, mine) {
   } catch (e) { box.textContent = String(e.message || e); }
 }
 
-function downloads(meta) {
+// The download buttons: for a model the GLB forms at once (it was drawn from one), then what
+// hangar says it writes from this file (each output tried in the worker).
+const LABELS = { gltf: 'glTF', obj: 'OBJ', json: 'dump .json', png: 'PNG', dds: 'DDS (BC7)' };
+async function downloads(meta, mine) {
   const box = $('downloads');
   box.replaceChildren();
+  box.dataset.ready = '';
   const stemOf = current.path.split('/').pop().replace(/\.[^.]*$/, '');
   const add = (label, output, opts = {}) => {
     const b = document.createElement('button');
     b.type = 'button';
     b.textContent = label;
+    b.dataset.output = output.split('.').pop() + (opts.compress ? '-compress' : opts.quantize ? '-quantize' : '');
     b.onclick = () => download(output, opts);
     box.append(b);
   };
-  if (meta.kind === 'image') {
-    add('PNG', `${stemOf}.png`);
-    add('DDS (BC7)', `${stemOf}.dds`);
-    return;
-  }
   if (meta.kind === 'glb') {
     add('GLB', `${stemOf}.glb`);
     add('GLB --quantize', `${stemOf}.glb`, { quantize: true });
     add('GLB --quantize --compress', `${stemOf}.glb`, { quantize: true, compress: true });
-    add('glTF', `${stemOf}.gltf`);
-    add('OBJ', `${stemOf}.obj`);
   }
-  for (const e of meta.outputs || []) if (e !== 'glb') add(`.${e}`, `${stemOf}.${e}`);
-  if (meta.outputs?.length > 1) add('dump .json', `${stemOf}.json`);
+  let writable = [];
+  try {
+    ({ result: writable } = await call('writable', { path: current.path, motions: current.motions }));
+  } catch { /* what fails to open has nothing to write */ }
+  if (mine !== showing) return;
+  for (const e of writable) if (e !== 'glb') add(LABELS[e] || `.${e}`, `${stemOf}.${e}`);
+  box.dataset.ready = 'yes';
 }
 
 async function download(output, { quantize, compress } = {}) {

@@ -1,34 +1,90 @@
-// Times the page in headless Chromium (playwright-core): a folder with a catalog of N entries
-// listed, and each model given, from files chosen to first frame.
-// usage: node web/bench.mjs URL [N] [MODEL...]   (serve target/web at URL first)
+// Times the page in headless Chromium (playwright-core) and compares its conversions with the CLI:
+// - a folder with a catalog of N entries (an empty .dat: the index is what is read), chosen -> listed;
+// - each model, chosen -> first frame; a model is files (`a.m3,b.m3a`, through #open) or a folder and
+//   a file in it (`DIR::NAME`, through #open-folder and a click on it in #files);
+// - the conversion to GLB of each model in the page (hangar's time in the worker for `show`, which
+//   opens the files and writes the GLB it draws; a second time in the same page, once the wasm is
+//   compiled to its optimized tier) against `HANGAR convert MODEL out.glb` (median of 3 runs).
+// The clock starts when the page says hangar is ready (body[data-hangar=ready]), as a user chooses
+// files after the page has loaded.
+// usage: node web/bench.mjs URL HANGAR N [MODEL...]   (serve target/web at URL first)
 import { chromium } from 'playwright-core';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, basename } from 'node:path';
 
-const [url, n = '300000', ...models] = process.argv.slice(2);
+const [url, hangar, n = '300000', ...models] = process.argv.slice(2);
 const args = (process.env.CHROMIUM_ARGS || '--no-sandbox --disable-gpu').split(' ');
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args });
+const tmp = mkdtempSync(join(tmpdir(), 'hangar-web-bench-'));
 
-async function timed(what, act, state) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', e => console.error(String(e)));
-  await page.goto(url, { waitUntil: 'load' });
-  const t0 = Date.now();
-  await act(page);
-  await page.waitForFunction(s => [s, 'error'].includes(document.body.dataset.state), state, { timeout: 120000 });
-  const secs = (Date.now() - t0) / 1000;
-  const got = await page.evaluate(() => [document.body.dataset.state, document.getElementById('status').textContent, document.getElementById('error').textContent]);
-  console.log(`${what}\t${secs.toFixed(2)} s\t${got.join(' | ')}`);
-  await page.close();
+async function page() {
+  const p = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  p.on('pageerror', e => console.error(String(e)));
+  await p.goto(url, { waitUntil: 'load' });
+  await p.waitForFunction(() => document.body.dataset.hangar === 'ready', null, { timeout: 60000 });
+  return p;
 }
 
-// A catalog of n entries (empty files, so its .dat is empty): the index is what is read.
-const dir = mkdtempSync(join(tmpdir(), 'hangar-web-cat-'));
+// Runs `act` and waits for body[data-state] to become `state`; seconds, and the page's status.
+async function timed(p, act, state) {
+  await p.evaluate(() => { document.body.dataset.state = 'working'; });
+  const t0 = Date.now();
+  await act();
+  await p.waitForFunction(s => [s, 'error'].includes(document.body.dataset.state), state, { timeout: 300000 });
+  const secs = (Date.now() - t0) / 1000;
+  const [got, status, error] = await p.evaluate(() => [document.body.dataset.state, document.getElementById('status').textContent, document.getElementById('error').textContent]);
+  if (got !== state) throw new Error(`${got}: ${error}`);
+  return { secs, status };
+}
+
+const choose = (p, m) => async () => {
+  // Emptied first: choosing the same files again fires no change event otherwise.
+  await p.evaluate(() => { for (const id of ['open', 'open-folder']) document.getElementById(id).value = ''; });
+  if (m.includes('::')) {
+    const [dir, name] = m.split('::');
+    await p.evaluate(() => document.getElementById('files').replaceChildren());
+    await p.setInputFiles('#open-folder', dir);
+    const sel = `#files [data-path="${name}"]`;
+    await p.waitForSelector(sel, { timeout: 120000 });
+    await p.click(sel);
+  } else {
+    await p.setInputFiles('#open', m.split(','));
+  }
+};
+
+// A catalog of n entries.
+const dir = join(tmp, 'catalog');
 const lines = [];
 for (let i = 0; i < +n; i++) lines.push(`assets/units/size_${i % 7}/ship_${i >> 6}_data/part_${i}-lod0.xmf 0 1700000000 00000000000000000000000000000000`);
+execFileSync('mkdir', ['-p', dir]);
 writeFileSync(join(dir, '01.cat'), lines.join('\n') + '\n');
 writeFileSync(join(dir, '01.dat'), '');
-await timed(`catalog of ${n} entries listed`, p => p.setInputFiles('#open-folder', dir), 'listed');
-for (const m of models) await timed(`${m}: first frame`, p => p.setInputFiles('#open', m.split(',')), 'shown');
+{
+  const p = await page();
+  const r = await timed(p, () => p.setInputFiles('#open-folder', dir), 'listed');
+  console.log(`catalog of ${n} entries listed\t${r.secs.toFixed(2)} s\t${r.status}`);
+  await p.close();
+}
+
+const median = xs => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+for (const m of models) {
+  const name = basename(m.includes('::') ? m.split('::')[1] : m.split(',')[0]);
+  const p = await page();
+  const first = await timed(p, choose(p, m), 'shown');
+  const ms1 = await p.evaluate(() => window.hangarShownMs);
+  // Chosen again: opened afresh (a new workspace), with the wasm's code now optimized.
+  const again = await timed(p, choose(p, m), 'shown');
+  const ms2 = await p.evaluate(() => window.hangarShownMs);
+  await p.close();
+  // The CLI on the same files: the model, its motions, out.glb.
+  const files = m.includes('::') ? [m.replace('::', '/')] : m.split(',');
+  const cli = [files[0], ...files.slice(1).flatMap(f => ['--motion', f]), join(tmp, 'out.glb')];
+  const runs = [0, 1, 2].map(() => { const t = process.hrtime.bigint(); execFileSync(hangar, ['convert', ...cli], { stdio: 'ignore' }); return Number(process.hrtime.bigint() - t) / 1e6; });
+  const native = median(runs);
+  const glb = statSync(join(tmp, 'out.glb')).size;
+  console.log(`${name}: first frame\t${first.secs.toFixed(2)} s\t${first.status}`);
+  console.log(`${name}: to GLB in the page ${Math.round(ms1)} ms (again ${Math.round(ms2)} ms), ${basename(hangar)} convert ${Math.round(native)} ms (${glb} bytes): ratio ${(ms1 / native).toFixed(2)} (again ${(ms2 / native).toFixed(2)})`);
+}
 await browser.close();

@@ -18,6 +18,29 @@ extern "C" {
     fn read_at(id: u32, offset: f64, len: u32) -> Result<Vec<u8>, JsValue>;
 }
 
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Milliseconds from some start, to time the steps of opening a folder.
+fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    return performance_now();
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+            * 1000.0
+    }
+}
+
 /// A file of the page, read through [`read_at`].
 struct PageFile {
     id: u32,
@@ -96,19 +119,38 @@ const LISTED: &[&str] = &[
     "glb", "gltf",
 ];
 
-fn ext(path: &str) -> String {
+/// The extension of `path`'s file name (as written; compare with `eq_ignore_ascii_case`).
+fn ext(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);
-    name.rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default()
+    name.rsplit_once('.').map_or("", |(_, e)| e)
 }
 
-/// What [`Workspace::index`] hands the page.
-#[derive(serde::Serialize)]
-struct Listing<'a> {
-    models: Vec<&'a String>,
-    files: usize,
-    warnings: Vec<String>,
+/// True when hangar shows the file at `path` (by its extension, see [`LISTED`]).
+fn listed(path: &str) -> bool {
+    let e = ext(path);
+    LISTED.iter().any(|l| l.eq_ignore_ascii_case(e))
+}
+
+/// What [`Workspace::index`] hands the page: `meta` (JSON: `{"models": N, "files": N,
+/// "warnings": [..]}`) and the models' paths, one a line. One string, not a JSON array: a game
+/// lists 300,000, and the page splits one string faster than it parses (and clones) an array.
+#[wasm_bindgen]
+pub struct Listed {
+    meta: String,
+    paths: String,
+}
+
+#[wasm_bindgen]
+impl Listed {
+    #[wasm_bindgen(getter)]
+    pub fn meta(&self) -> String {
+        self.meta.clone()
+    }
+
+    /// The paths, handed over once.
+    pub fn take_paths(&mut self) -> String {
+        std::mem::take(&mut self.paths)
+    }
 }
 
 /// Node and animation counts of a GLB (its JSON chunk).
@@ -123,6 +165,46 @@ fn glb_counts(glb: &[u8]) -> (usize, usize) {
         .unwrap_or_default();
     let n = |k: &str| json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
     (n("nodes"), n("animations"))
+}
+
+/// What the page draws for a file of `format` that is no picture, and the output that makes it:
+/// a .bgf's presentation XML, a .bgp's Graphviz drawing, anything else's scene as a GLB.
+fn shown_as(format: Format) -> (&'static str, &'static str) {
+    match format {
+        Format::AnarkBgf => ("bgf", "shown.xml"),
+        Format::AnarkBgp => ("bgp", "shown.dot"),
+        _ => ("glb", "shown.glb"),
+    }
+}
+
+/// One mip level of one surface of a picture as a PNG, with what the pickers offer in `meta`.
+fn picture(
+    opened: &Opened,
+    levels: hangar::formats::dds::Levels,
+    mip: u32,
+    surface: u32,
+    mut opts: ConvertOptions,
+) -> Result<Shown, JsError> {
+    opts.textures.surfaces = hangar::formats::dds::Surfaces::One { mip, surface };
+    let p = opened.write_as("shown.png", &opts).map_err(js_error)?;
+    let (width, height) = hangar::formats::dds::png_size(&p.bytes).unwrap_or_default();
+    let meta = json!({
+        "kind": "image",
+        "format": "texture",
+        "info": opened.info(),
+        "width": width,
+        "height": height,
+        "mips": levels.mips,
+        "surfaces": levels.surfaces,
+        "mip": mip,
+        "surface": surface,
+        "outputs": opened.outputs(),
+        "warnings": p.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    });
+    Ok(Shown {
+        meta: meta.to_string(),
+        bytes: p.bytes,
+    })
 }
 
 #[wasm_bindgen]
@@ -153,12 +235,15 @@ impl Workspace {
         self.files.push((path, Arc::new(bytes)));
     }
 
-    /// Builds the game view (reads the catalogs' indexes) and lists what can be shown:
-    /// `{"models": [paths], "files": N, "warnings": [..]}`.
-    pub fn index(&mut self) -> Result<String, JsError> {
+    /// Builds the game view (reads the catalogs' indexes) and lists what can be shown (see
+    /// [`Listed`]).
+    pub fn index(&mut self) -> Result<Listed, JsError> {
+        let t0 = now_ms();
         let (view, warnings) =
             GameView::from_sources(&self.label, self.files.clone()).map_err(js_error)?;
+        let t1 = now_ms();
         let all = view.files("").map_err(js_error)?;
+        let t2 = now_ms();
         // A game or mod keeps its models under assets/: its other XMLs (scripts, libraries) are
         // no models. A loose folder's XMLs may be components anywhere.
         let game = all.iter().any(|p| p.starts_with("assets/"));
@@ -168,26 +253,32 @@ impl Workspace {
             .iter()
             .map(|(p, _)| (p.to_lowercase().replace('\\', "/"), p))
             .collect();
-        let models: Vec<&String> = all
-            .iter()
-            .filter(|p| {
-                let e = ext(p);
-                LISTED.contains(&e.as_str())
-                    && (e != "xml" || !game || p.starts_with("assets/") || p.contains("/assets/"))
-            })
-            .map(|p| spelled.get(p).copied().unwrap_or(p))
-            .collect();
-        // Written straight from the borrowed paths: a game lists hundreds of thousands.
+        let mut paths = String::with_capacity(all.iter().map(|p| p.len() + 1).sum());
+        let mut models = 0usize;
+        for p in &all {
+            let xml = ext(p).eq_ignore_ascii_case("xml");
+            let model =
+                listed(p) && (!xml || !game || p.starts_with("assets/") || p.contains("/assets/"));
+            let shown = spelled.get(p).map_or(p.as_str(), |s| s.as_str());
+            // A line break in a path (a damaged .cat) would split it in two in the list.
+            if model && !shown.contains('\n') {
+                if models > 0 {
+                    paths.push('\n');
+                }
+                paths.push_str(shown);
+                models += 1;
+            }
+        }
         let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
-        let out = serde_json::to_string(&Listing {
-            models,
-            files: all.len(),
-            warnings,
-        })
-        .map_err(js_error)?;
+        // Where the time went (ms): the view built (catalog indexes read), its files listed, the
+        // models picked out.
+        let ms = [t1 - t0, t2 - t1, now_ms() - t2].map(|t| (t * 10.0).round() / 10.0);
+        let meta = json!({"models": models, "files": all.len(), "warnings": warnings,
+            "ms": {"view": ms[0], "files": ms[1], "models": ms[2]}})
+        .to_string();
         self.view = Some(Arc::new(view));
         self.component.replace(None);
-        Ok(out)
+        Ok(Listed { meta, paths })
     }
 
     /// The conversion options of the page: textures looked up in the opened files.
@@ -236,28 +327,10 @@ impl Workspace {
         let opts = self.options(false, false);
         let warnings =
             |w: &[hangar::Warning]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
-        if matches!(format, Format::Dds | Format::Png | Format::Tga) {
-            let p = opened.write_as("shown.png", &opts).map_err(js_error)?;
-            let (width, height) = hangar::formats::dds::png_size(&p.bytes).unwrap_or_default();
-            let meta = json!({
-                "kind": "image",
-                "format": "texture",
-                "info": opened.info(),
-                "width": width,
-                "height": height,
-                "outputs": opened.outputs(),
-                "warnings": warnings(&p.warnings),
-            });
-            return Ok(Shown {
-                meta: meta.to_string(),
-                bytes: p.bytes,
-            });
+        if let Some(levels) = opened.levels() {
+            return picture(&opened, levels.map_err(js_error)?, 0, 0, opts);
         }
-        let (kind, out) = match format {
-            Format::AnarkBgf => ("bgf", "shown.xml"),
-            Format::AnarkBgp => ("bgp", "shown.dot"),
-            _ => ("glb", "shown.glb"),
-        };
+        let (kind, out) = shown_as(format);
         let c = opened.write_as(out, &opts).map_err(js_error)?;
         let (nodes, animations) = if kind == "glb" {
             glb_counts(&c.bytes)
@@ -279,6 +352,40 @@ impl Workspace {
             meta: meta.to_string(),
             bytes: c.bytes,
         })
+    }
+
+    /// Mip level `mip` of surface `surface` (cube face, array layer or volume slice) of the
+    /// picture at `path`, as [`Workspace::show`] shows a picture.
+    pub fn show_level(&self, path: String, mip: u32, surface: u32) -> Result<Shown, JsError> {
+        let opened = self.opened(&path, &[]).map_err(js_error)?;
+        let levels = opened
+            .levels()
+            .ok_or_else(|| JsError::new(&format!("{path}: not a picture")))?
+            .map_err(js_error)?;
+        picture(&opened, levels, mip, surface, self.options(false, false))
+    }
+
+    /// Which of the outputs hangar names for the file at `path` (with `motions`) it writes from
+    /// it, as a JSON array of extensions: the download buttons. A file shown as a GLB has a scene,
+    /// so its glTF forms are written; every other output is tried (the bytes are dropped), since
+    /// a format's family names forms a given file cannot become (an .xac is no .xsm), and kept
+    /// when it is one file.
+    pub fn writable(&self, path: String, motions: Vec<String>) -> Result<String, JsError> {
+        let opened = self.opened(&path, &motions).map_err(js_error)?;
+        let scene = opened.levels().is_none() && shown_as(opened.format()).0 == "glb";
+        let opts = self.options(false, false);
+        let ok: Vec<&str> = opened
+            .outputs()
+            .into_iter()
+            .filter(|e| match *e {
+                "glb" | "gltf" => scene,
+                "obj" => scene && motions.is_empty(),
+                e => opened
+                    .write_as(format!("download.{e}"), &opts)
+                    .is_ok_and(|c| c.files.is_empty()),
+            })
+            .collect();
+        Ok(json!(ok).to_string())
     }
 
     /// `hangar validate --json` of the file at `path`: `{"ok": bool, "findings": [...]}`.
@@ -304,15 +411,23 @@ impl Workspace {
         compress: bool,
     ) -> Result<Vec<u8>, JsError> {
         let opened = self.opened(&path, &motions).map_err(js_error)?;
-        opened
+        let c = opened
             .write_as(&output, &self.options(quantize, compress))
-            .map(|c| c.bytes)
-            .map_err(js_error)
+            .map_err(js_error)?;
+        // A download is one file: an output that needs others beside it would arrive broken.
+        if !c.files.is_empty() {
+            return Err(JsError::new(&format!(
+                "{output} goes with {} more files: convert it with the command line",
+                c.files.len()
+            )));
+        }
+        Ok(c.bytes)
     }
 
     /// True when the file at `path` goes with a model as a motion (`--motion`) by its name.
     pub fn is_motion(path: String) -> bool {
-        MOTIONS.contains(&ext(&path).as_str())
+        let e = ext(&path);
+        MOTIONS.iter().any(|m| m.eq_ignore_ascii_case(e))
     }
 }
 
@@ -353,9 +468,22 @@ mod listing {
         ws.add_bytes("01.cat".into(), text.into_bytes());
         ws.add_bytes("01.dat".into(), Vec::new());
         let t = std::time::Instant::now();
-        let listing: Value = serde_json::from_str(&ws.index().unwrap_or_default()).unwrap();
-        eprintln!("300,000 entries indexed and listed in {:?}", t.elapsed());
-        assert_eq!(listing["models"].as_array().map(Vec::len), Some(300_000));
-        assert_eq!(listing["files"], 300_002);
+        let Ok(mut listed) = ws.index() else {
+            panic!("the catalog was not indexed")
+        };
+        let paths = listed.take_paths();
+        let meta: Value = serde_json::from_str(&listed.meta()).unwrap();
+        eprintln!(
+            "300,000 entries indexed and listed in {:?} (ms: {})",
+            t.elapsed(),
+            meta["ms"]
+        );
+        assert_eq!(meta["models"], 300_000);
+        assert_eq!(meta["files"], 300_002);
+        let lines: Vec<&str> = paths.split('\n').collect();
+        assert_eq!(lines.len(), 300_000);
+        // Sorted by game path.
+        assert_eq!(lines[0], "assets/units/size_0/ship_0_data/part_0-lod0.xmf");
+        assert!(lines.windows(2).all(|w| w[0] < w[1]));
     }
 }

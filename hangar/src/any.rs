@@ -71,9 +71,15 @@ fn entry(format: Format) -> Option<&'static dyn FileFormat> {
 }
 
 fn stem(path: &Path) -> String {
-    path.file_stem()
+    let stem = path
+        .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "model".into())
+        .unwrap_or_else(|| "model".into());
+    // A file at the top of a view is named `GAME::file.ext`: the game is no part of its name.
+    match stem.rsplit_once("::") {
+        Some((_, s)) if !s.is_empty() => s.to_string(),
+        _ => stem,
+    }
 }
 
 /// Opens `bytes` read from `path` (the path names the file in errors and hints the format).
@@ -506,6 +512,13 @@ fn textured_scene(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_at_the_top_of_a_view_is_named_without_the_view() {
+        assert_eq!(stem(Path::new("files::ship-lod0.xmf")), "ship-lod0");
+        assert_eq!(stem(Path::new("X4::assets/units/ship.xml")), "ship");
+        assert_eq!(stem(Path::new("dir/plain.m3")), "plain");
+    }
 
     #[test]
     fn magic_wins_over_extension() {

@@ -367,11 +367,24 @@ impl Opened {
         any::convert_and_write(&self.parsed, &self.name, output, &motions, options)
     }
 
+    /// How many mip levels and surfaces (cube faces, array layers, volume slices) a picture
+    /// holds, for choosing one with [`crate::formats::dds::Surfaces::One`] in
+    /// `options.textures.surfaces`; `None` for what is no picture.
+    pub fn levels(&self) -> Option<Result<crate::formats::dds::Levels>> {
+        let bytes = self.picture_bytes()?;
+        Some(crate::formats::dds::levels(bytes, &self.name).map_err(|e| e.in_file(&self.name)))
+    }
+
+    /// The bytes of a picture (DDS, PNG, TGA); `None` for anything else.
+    fn picture_bytes(&self) -> Option<&[u8]> {
+        let picture = matches!(self.format(), Format::Dds | Format::Png | Format::Tga);
+        self._bytes.as_deref().filter(|_| picture)
+    }
+
     /// A picture (DDS, PNG, TGA) converted to a `.png` or `.dds` output with `options`' encoding
     /// (the document's own `write` knows only the defaults); `None` for anything else.
     fn picture(&self, output: &Path, options: &ConvertOptions) -> Option<Result<Converted>> {
-        let picture = matches!(self.format(), Format::Dds | Format::Png | Format::Tga);
-        let bytes = self._bytes.as_deref().filter(|_| picture)?;
+        let bytes = self.picture_bytes()?;
         let p = crate::textures::convert_texture(bytes, &self.name, output, &options.textures)?;
         Some(p.map(|p| Converted {
             what: format!("{}x{}{}", p.width, p.height, p.what),

@@ -635,6 +635,52 @@ fn a_cube_map_becomes_a_strip_of_its_six_faces() {
 }
 
 #[test]
+fn one_mip_of_one_face_is_picked() {
+    let f = cube_dds(3);
+    let levels = dds::levels(&f, Path::new("cube.dds")).unwrap();
+    assert_eq!((levels.mips, levels.surfaces), (3, 6));
+    for (k, colour) in FACES.iter().enumerate() {
+        let one = dds::Surfaces::One {
+            mip: 0,
+            surface: k as u32,
+        };
+        let (img, warnings) = dds::decode_with(&f, one).unwrap();
+        assert_eq!((img.width, img.height), (4, 4));
+        assert_eq!(pixel(&img, 3, 3), *colour, "face {k}");
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+    // The smaller levels are black: picking them finds them after the face's first level.
+    let one = |mip, surface| dds::decode_with(&f, dds::Surfaces::One { mip, surface });
+    let (img, _) = one(1, 4).unwrap();
+    assert_eq!(
+        (img.width, img.height, pixel(&img, 1, 1)),
+        (2, 2, [0, 0, 0, 255])
+    );
+    let (img, _) = one(2, 5).unwrap();
+    assert_eq!((img.width, img.height), (1, 1));
+    // Past what the file holds: refused, saying what it holds.
+    let e = one(3, 0).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Refused);
+    assert!(e.message.contains("3 mip levels and 6 surfaces"), "{e}");
+    assert_eq!(one(0, 6).unwrap_err().kind, ErrorKind::Refused);
+    // Through the door, as the page asks for it.
+    let opened = common::open(&f, Path::new("cube.dds")).unwrap();
+    assert_eq!(opened.levels().unwrap().unwrap(), levels);
+    let opts = hangar::TextureOptions {
+        surfaces: dds::Surfaces::One { mip: 0, surface: 2 },
+        ..Default::default()
+    };
+    let picture = opened
+        .write_as("face.png", &hangar::ConvertOptions::from(opts))
+        .unwrap();
+    let back = dds::encode::read_png(&picture.bytes).unwrap();
+    assert_eq!(
+        (back.width, back.height, pixel(&back, 0, 0)),
+        (4, 4, FACES[2])
+    );
+}
+
+#[test]
 fn an_array_becomes_a_strip_of_its_layers() {
     // DX10, RGBA8 (DXGI 28), 3 layers of 2x2 with 2 mips each.
     let mut f = dds_file(2, 2, 2, Some(b"DX10"), &[]);

@@ -60,18 +60,15 @@ impl Layer {
 /// (`mount`, e.g. `extensions/ego_dlc_split/`); `subst_` and the game's own catalogs at the root.
 pub struct CatalogLayer {
     opened: Arc<catalog::Opened>,
-    index: HashMap<String, usize>,
     mount: String,
 }
 
 impl CatalogLayer {
     pub fn open(cat: &Path, mount: &str) -> Result<CatalogLayer> {
         let opened = catalog::open(cat)?;
-        let index = opened.catalog.by_path();
         let mount = CatalogLayer::mount_prefix(mount)?;
         Ok(CatalogLayer {
             opened: Arc::new(opened),
-            index,
             mount,
         })
     }
@@ -88,7 +85,7 @@ impl CatalogLayer {
 
     fn index(&self, norm: &str) -> Option<usize> {
         let inner = norm.strip_prefix(self.mount.as_str())?;
-        self.index.get(inner).copied()
+        self.opened.index.get(&self.opened.catalog.entries, inner)
     }
 
     fn get(&self, norm: &str) -> Option<Result<Input>> {
@@ -106,11 +103,34 @@ impl CatalogLayer {
     }
 
     fn files(&self, prefix: &str, out: &mut Vec<String>) {
-        for k in self.index.keys() {
-            let full = format!("{}{k}", self.mount);
-            if prefix.is_empty() || full == prefix || full.starts_with(&format!("{prefix}/")) {
-                out.push(full);
-            }
+        listed(
+            self.opened.index.paths(&self.opened.catalog.entries),
+            &self.mount,
+            prefix,
+            out,
+        );
+    }
+}
+
+/// The game paths `paths` (sorted) below `mount` that are `prefix` or lie below it, in order.
+fn listed<'a>(
+    paths: impl Iterator<Item = &'a str>,
+    mount: &str,
+    prefix: &str,
+    out: &mut Vec<String>,
+) {
+    out.reserve(paths.size_hint().0);
+    for k in paths {
+        let mut full = String::with_capacity(mount.len() + k.len());
+        full.push_str(mount);
+        full.push_str(k);
+        let under = prefix.is_empty()
+            || full == prefix
+            || full
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/'));
+        if under {
+            out.push(full);
         }
     }
 }

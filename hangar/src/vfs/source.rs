@@ -6,7 +6,7 @@
 
 use super::{normalize, CatalogLayer, GameView, Layer};
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::formats::catalog::{self, Catalog};
+use crate::formats::catalog::{self, Catalog, PathIndex};
 use crate::io::Input;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -66,7 +66,7 @@ enum Kind {
     /// A `.cat` index with its `.dat` as a source.
     Catalog {
         catalog: Catalog,
-        index: HashMap<String, usize>,
+        index: PathIndex,
         mount: String,
         dat: SharedSource,
         label: String,
@@ -94,9 +94,8 @@ impl SourceLayer {
         mount: &str,
         label: &str,
     ) -> Result<(SourceLayer, Vec<Warning>)> {
-        let (catalog, warnings) =
-            catalog::read(cat_text).map_err(|e| e.in_file(std::path::Path::new(label)))?;
-        let index = catalog.by_path();
+        let (catalog, index, warnings) =
+            catalog::read_indexed(cat_text).map_err(|e| e.in_file(std::path::Path::new(label)))?;
         let mount = CatalogLayer::mount_prefix(mount)?;
         Ok((
             SourceLayer {
@@ -115,9 +114,14 @@ impl SourceLayer {
     pub(super) fn has(&self, norm: &str) -> bool {
         match self.kind.as_ref() {
             Kind::Loose(m) => m.contains_key(norm),
-            Kind::Catalog { index, mount, .. } => norm
+            Kind::Catalog {
+                catalog,
+                index,
+                mount,
+                ..
+            } => norm
                 .strip_prefix(mount.as_str())
-                .is_some_and(|inner| index.contains_key(inner)),
+                .is_some_and(|inner| index.get(&catalog.entries, inner).is_some()),
         }
     }
 
@@ -134,7 +138,7 @@ impl SourceLayer {
                 dat,
                 label,
             } => {
-                let i = *index.get(norm.strip_prefix(mount.as_str())?)?;
+                let i = index.get(&catalog.entries, norm.strip_prefix(mount.as_str())?)?;
                 let e = catalog.entries.get(i)?;
                 let end = e.offset.checked_add(e.size);
                 let Some(size) = end
@@ -151,23 +155,14 @@ impl SourceLayer {
     }
 
     pub(super) fn files(&self, prefix: &str, out: &mut Vec<String>) {
-        let under = |full: &str| {
-            prefix.is_empty()
-                || full == prefix
-                || full
-                    .strip_prefix(prefix)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        };
         match self.kind.as_ref() {
-            Kind::Loose(m) => out.extend(m.keys().filter(|k| under(k)).cloned()),
-            Kind::Catalog { index, mount, .. } => {
-                for k in index.keys() {
-                    let full = format!("{mount}{k}");
-                    if under(&full) {
-                        out.push(full);
-                    }
-                }
-            }
+            Kind::Loose(m) => super::listed(m.keys().map(String::as_str), "", prefix, out),
+            Kind::Catalog {
+                catalog,
+                index,
+                mount,
+                ..
+            } => super::listed(index.paths(&catalog.entries), mount, prefix, out),
         }
     }
 }

@@ -217,3 +217,47 @@ fn a_huge_entry_size_does_not_allocate_in_the_line_ending_diagnosis() {
     assert_eq!(cat.entries[0].size, 1 << 40);
     assert!(diagnose_line_endings(&cat, b"one\ntwo\n").is_none());
 }
+
+#[test]
+fn duplicates_are_reported_in_line_order_and_the_later_wins() {
+    let z = "0".repeat(32);
+    let text = format!(
+        "b.xml 1 0 {z}\nAssets\\A.xml 2 0 {z}\nbad line\n../up.xml 1 0 {z}\nassets/a.xml 3 0 {z}\n../UP.xml 1 0 {z}\nassets/a.xml 4 0 {z}\n"
+    );
+    let (cat, index, warnings) = read_indexed(text.as_bytes()).unwrap();
+    let said: Vec<(Option<u64>, &str)> = warnings
+        .iter()
+        .map(|w| (w.offset, w.message.as_str()))
+        .collect();
+    let bad = text.find("bad line").unwrap() as u64;
+    let first = text.find("assets/a.xml").unwrap() as u64;
+    let up = text.find("../UP").unwrap() as u64;
+    let last = text.rfind("assets/a.xml").unwrap() as u64;
+    assert_eq!(
+        said,
+        vec![
+            (
+                Some(bad),
+                "expected `path size mtime md5`, found \"bad line\""
+            ),
+            (
+                Some(first),
+                "assets/a.xml is listed again (first on line 2); the later one wins"
+            ),
+            (
+                Some(up),
+                "../UP.xml is listed again (first on line 4); the later one wins"
+            ),
+            (
+                Some(last),
+                "assets/a.xml is listed again (first on line 5); the later one wins"
+            ),
+        ]
+    );
+    // The index holds each game path once (the last entry of it), sorted; `..` paths not at all.
+    let paths: Vec<&str> = index.paths(&cat.entries).collect();
+    assert_eq!(paths, ["assets/a.xml", "b.xml"]);
+    let i = index.get(&cat.entries, "assets/a.xml").unwrap();
+    assert_eq!(cat.entries[i].size, 4);
+    assert_eq!(index.get(&cat.entries, "assets/b.xml"), None);
+}

@@ -406,6 +406,107 @@ pub enum Surfaces {
     /// Every face, layer or slice of the first mip side by side, left to right in file order
     /// (a cube map's faces: +X, -X, +Y, -Y, +Z, -Z).
     Strip,
+    /// One mip level (0 the largest) of one face, layer or slice (in file order, as [`Levels`]
+    /// counts them): what a viewer's pickers choose.
+    One { mip: u32, surface: u32 },
+}
+
+/// How many mip levels and surfaces (faces, layers or slices) a texture holds: what
+/// [`Surfaces::One`] picks from. A PNG or TGA has one of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Levels {
+    pub mips: u32,
+    pub surfaces: u32,
+}
+
+/// The [`Levels`] of a texture file named `name` (DDS, X4's .gz, PNG, TGA).
+pub fn levels(data: &[u8], name: &std::path::Path) -> Result<Levels> {
+    let one = Levels {
+        mips: 1,
+        surfaces: 1,
+    };
+    if is_tga(name) {
+        return Ok(one);
+    }
+    match unpack(data)? {
+        Content::Png(_) => Ok(one),
+        Content::Dds(d) => {
+            let h = read_header(&d)?;
+            Ok(Levels {
+                mips: mip_count(&h),
+                surfaces: surface_count(&h),
+            })
+        }
+    }
+}
+
+/// Mip levels: as the header says, at most down to 1x1 (a damaged header may say billions).
+fn mip_count(h: &Header) -> u32 {
+    let chain = u32::BITS - h.width.max(h.height).max(1).leading_zeros();
+    h.mips.clamp(1, chain)
+}
+
+/// Faces, layers or slices of the first mip.
+fn surface_count(h: &Header) -> u32 {
+    if h.depth > 1 {
+        h.depth
+    } else {
+        (if h.cube { 6 } else { 1 }) * h.layers.max(1)
+    }
+}
+
+/// Where surface `surface` of mip `mip` starts (relative to the first surface), and its size.
+fn one_surface(h: &Header, mip: u32, surface: u32) -> Result<(usize, u32, u32)> {
+    let (mips, count) = (mip_count(h), surface_count(h));
+    if mip >= mips || surface >= count {
+        return Err(Error::refused(
+            "DDS",
+            format!(
+                "mip {mip} of surface {surface} asked for: the file has {mips} mip level{} and {count} surface{}",
+                if mips == 1 { "" } else { "s" },
+                if count == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    let overflow = || Error::invalid(12, "DDS", "the sizes in the header overflow");
+    let half = |x: u32, k: u32| x.checked_shr(k).unwrap_or(0).max(1);
+    let bytes = |k: u32| h.format.surface_bytes(half(h.width, k), half(h.height, k));
+    let mut start = 0usize;
+    if h.depth > 1 {
+        // A volume: each mip's slices one after another, the slices halving too.
+        for k in 0..mip {
+            let slices = half(h.depth, k) as usize;
+            start = bytes(k)
+                .and_then(|b| b.checked_mul(slices))
+                .and_then(|b| start.checked_add(b))
+                .ok_or_else(overflow)?;
+        }
+        if surface >= half(h.depth, mip) {
+            return Err(Error::refused(
+                "DDS",
+                format!(
+                    "slice {surface} of mip {mip} asked for: it has {}",
+                    half(h.depth, mip)
+                ),
+            ));
+        }
+        start = bytes(mip)
+            .and_then(|b| b.checked_mul(surface as usize))
+            .and_then(|b| start.checked_add(b))
+            .ok_or_else(overflow)?;
+    } else {
+        // Faces and layers each carry their own mip chain.
+        let chain = surface_offsets(h)
+            .and_then(|o| o.get(1).copied())
+            .unwrap_or(0);
+        start = chain.checked_mul(surface as usize).ok_or_else(overflow)?;
+        for k in 0..mip {
+            start = bytes(k)
+                .and_then(|b| start.checked_add(b))
+                .ok_or_else(overflow)?;
+        }
+    }
+    Ok((start, half(h.width, mip), half(h.height, mip)))
 }
 
 /// What a DDS holds beyond one surface, for messages: "a cube map", "an array of 4 layers"...
@@ -447,24 +548,30 @@ pub fn decode_with(data: &[u8], surfaces: Surfaces) -> Result<(Image, Vec<Warnin
     let h = read_header(data)?;
     let mut warnings = Vec::new();
     let overflow = || Error::invalid(12, "DDS", "the sizes in the header overflow");
-    let offsets = match (surfaces, extra_surfaces(&h)) {
-        (Surfaces::Strip, Some(_)) => surface_offsets(&h).ok_or_else(overflow)?,
-        _ => vec![0],
+    let (offsets, width, height) = match (surfaces, extra_surfaces(&h)) {
+        (Surfaces::Strip, Some(_)) => {
+            (surface_offsets(&h).ok_or_else(overflow)?, h.width, h.height)
+        }
+        (Surfaces::One { mip, surface }, _) => {
+            let (start, w, hh) = one_surface(&h, mip, surface)?;
+            (vec![start], w, hh)
+        }
+        _ => (vec![0], h.width, h.height),
     };
     let n = offsets.len();
-    let pixels = (h.width as usize)
-        .checked_mul(h.height as usize)
+    let pixels = (width as usize)
+        .checked_mul(height as usize)
         .filter(|&p| p.saturating_mul(n) <= MAX_PIXELS)
         .ok_or_else(|| {
             Error::refused(
                 "DDS.width",
                 format!(
                     "{} surfaces of {}x{} are more than {MAX_PIXELS} pixels",
-                    n, h.width, h.height
+                    n, width, height
                 ),
             )
         })?;
-    let need = h.first_surface_bytes().ok_or_else(overflow)?;
+    let need = h.format.surface_bytes(width, height).ok_or_else(overflow)?;
     let mut decoded = Vec::with_capacity(n);
     for (i, off) in offsets.iter().enumerate() {
         let start = h.data_offset.saturating_add(*off);
@@ -484,8 +591,8 @@ pub fn decode_with(data: &[u8], surfaces: Surfaces) -> Result<(Image, Vec<Warnin
                 },
                 format!(
                     "{}x{} {} needs {need} bytes of pixels from byte {start} for {what}, the file has {}",
-                    h.width,
-                    h.height,
+                    width,
+                    height,
                     h.format.name(),
                     data.len().saturating_sub(start)
                 ),
@@ -494,12 +601,15 @@ pub fn decode_with(data: &[u8], surfaces: Surfaces) -> Result<(Image, Vec<Warnin
         decoded.push(decode_surface(
             h.format,
             src,
-            h.width as usize,
-            h.height as usize,
+            width as usize,
+            height as usize,
             pixels,
         )?);
     }
+    let one = matches!(surfaces, Surfaces::One { .. });
     match (extra_surfaces(&h), n) {
+        // One surface picked out of several: the picker says how many there are.
+        _ if one => {}
         (Some(what), 1) => warnings.push(Warning::new(
             None,
             "DDS",
@@ -510,8 +620,8 @@ pub fn decode_with(data: &[u8], surfaces: Surfaces) -> Result<(Image, Vec<Warnin
             "DDS",
             format!(
                 "{what}: its {n} surfaces side by side, {}x{} each{}",
-                h.width,
-                h.height,
+                width,
+                height,
                 if h.cube {
                     " (faces +X, -X, +Y, -Y, +Z, -Z)"
                 } else {
@@ -536,16 +646,16 @@ pub fn decode_with(data: &[u8], surfaces: Surfaces) -> Result<(Image, Vec<Warnin
     let rgba = if n == 1 {
         decoded.pop().unwrap_or_default()
     } else {
-        side_by_side(&decoded, h.width as usize, h.height as usize)
+        side_by_side(&decoded, width as usize, height as usize)
     };
     let width = u32::try_from(n)
         .ok()
-        .and_then(|n| n.checked_mul(h.width))
+        .and_then(|n| n.checked_mul(width))
         .ok_or_else(overflow)?;
     Ok((
         Image {
             width,
-            height: h.height,
+            height,
             rgba,
         },
         warnings,
