@@ -82,6 +82,8 @@ class Node:
     camera: Optional[int] = None
     collision: bool = False
     extras: dict = field(default_factory=dict)
+    #: ``extras`` as the JSON text it was read from (empty for a node made in code); not written back.
+    extras_text: str = field(default="", repr=False, compare=False)
 
 
 @dataclass
@@ -228,7 +230,7 @@ class Scene:
 def _scene(d: dict, warnings: list, source: str) -> Scene:
     return Scene(
         name=d["name"],
-        nodes=[Node(**{**n, "extras": _extras(n["extras"])}) for n in d["nodes"]],
+        nodes=[Node(**{**n, "extras": _extras(n["extras"]), "extras_text": n["extras"]}) for n in d["nodes"]],
         meshes=[Mesh(**{**m, "extras": _extras(m["extras"]),
                         "primitives": [Primitive(**p) for p in m["primitives"]],
                         "morph_targets": [MorphTarget(**t) for t in m["morph_targets"]]}) for m in d["meshes"]],
