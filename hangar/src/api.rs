@@ -408,7 +408,9 @@ impl Opened {
         let (scene, warnings) = self.to_scene()?;
         let mut w = match &options.original {
             Some(original) => {
-                let scene = crate::original::restore(scene, original)?;
+                // The original's own warnings are about it, not this conversion: not repeated.
+                let (was, _) = open(original.as_path())?.to_scene()?;
+                let scene = crate::original::restore(scene, &was, original)?;
                 let f = crate::original::from_scene(&scene, output, Some(original))?;
                 crate::assemble::Written {
                     files: f.files,
@@ -433,13 +435,18 @@ impl Opened {
         }
         Some((|| {
             let (scene, warnings) = self.to_scene()?;
-            let scene = crate::original::restore(scene, original)?;
-            if let Some(bytes) = crate::original::unchanged_xmf(&scene, output, original) {
-                return Ok(Converted {
-                    bytes,
-                    warnings,
-                    ..Default::default()
-                });
+            let was_opened = open(original)?;
+            let (was, _) = was_opened.to_scene()?;
+            let scene = crate::original::restore(scene, &was, original)?;
+            let xmf = was_opened.format() == Format::Xmf && crate::io::has_ext(output, "xmf");
+            if let Some(bytes) = was_opened._bytes.as_deref() {
+                if xmf && crate::original::same_single_mesh(&scene, &was) {
+                    return Ok(Converted {
+                        bytes: bytes.to_vec(),
+                        warnings,
+                        ..Default::default()
+                    });
+                }
             }
             let mut c = write_scene(&scene, output, options)?;
             c.warnings.splice(0..0, warnings);

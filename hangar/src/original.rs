@@ -26,17 +26,27 @@ impl Files {
 /// output last). `original`, for a component (an `.xml` output), is the XML the scene was read
 /// from: the files of its data folder the scene does not write are added.
 pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Files> {
-    let made = crate::api::write_scene(scene, output, &Default::default())?;
-    let dir = output.parent().unwrap_or(Path::new(""));
-    let mut out = Files {
-        files: made
+    let mut out = if crate::io::has_ext(output, "xml") {
+        // The component's files by absolute path, the XML last.
+        let w = crate::assemble::from_scene(scene, output)?;
+        Files {
+            files: w.files,
+            warnings: w.warnings,
+        }
+    } else {
+        let made = crate::any::convert_scene(scene, output, &Default::default())?;
+        let dir = output.parent().unwrap_or(Path::new(""));
+        let mut files: Vec<(PathBuf, Vec<u8>)> = made
             .files
             .into_iter()
             .map(|(p, b)| (dir.join(p), b))
-            .collect(),
-        warnings: made.warnings,
+            .collect();
+        files.push((output.to_path_buf(), made.bytes));
+        Files {
+            files,
+            warnings: made.warnings,
+        }
     };
-    out.files.push((output.to_path_buf(), made.bytes));
     if let Some(src) = original.filter(|_| crate::io::has_ext(output, "xml")) {
         carry_data(scene, src, output, &mut out)?;
     }
@@ -120,10 +130,10 @@ pub fn write_scene_to(
     scene: &Scene,
     output: &Path,
     original: Option<&Path>,
-) -> Result<crate::api::Wrote> {
+) -> Result<crate::any::Wrote> {
     let files = from_scene(scene, output, original)?;
     files.write()?;
-    Ok(crate::api::Wrote {
+    Ok(crate::any::Wrote {
         bytes: files.files.iter().map(|(_, b)| b.len()).sum(),
         files: files.files.len().saturating_sub(1),
         warnings: files.warnings,
@@ -131,15 +141,13 @@ pub fn write_scene_to(
     })
 }
 
-/// A tool's glTF scene (`edited`) with what the tool's export dropped taken back from `original`,
-/// the game file the glTF was made from (`hangar convert edited.glb out.xml --original src.xml`).
+/// A tool's glTF scene (`edited`) with what the tool's export dropped taken back from `was`, the
+/// scene of `original`, the game file the glTF was made from (`hangar convert edited.glb out.xml --original src.xml`).
 /// Nodes, materials and animations are matched by name (a tool's `.001` suffixes and names cut at
 /// 63 bytes matched too); the edited scene keeps its own transforms, meshes and keys, and gets the
 /// original's extras where it has none: the component, its part roles and connection names, the
 /// source of every mesh (an untouched one is written back as its file), the .ani's stored keys.
-pub(crate) fn restore(mut edited: Scene, original: &Path) -> Result<Scene> {
-    // The original's own warnings are about it, not about this conversion: not repeated.
-    let (was, _) = crate::open(original)?.to_scene()?;
+pub(crate) fn restore(mut edited: Scene, was: &Scene, original: &Path) -> Result<Scene> {
     let matched = take_extras(&was.nodes, &mut edited.nodes);
     take_extras(&was.materials, &mut edited.materials);
     take_extras(&was.animations, &mut edited.animations);
@@ -206,23 +214,15 @@ fn take_extras<T: Named>(from: &[T], into: &mut [T]) -> usize {
     matched
 }
 
-/// An XMF output whose mesh still draws what the original XMF draws: the original's bytes.
-pub(crate) fn unchanged_xmf(scene: &Scene, output: &Path, original: &Path) -> Option<Vec<u8>> {
-    if !crate::io::has_ext(output, "xmf") || !crate::io::has_ext(original, "xmf") {
-        return None;
+/// Whether a scene of one mesh still draws what the original's one mesh (`was`) draws: an XMF
+/// written back as the original's bytes.
+pub(crate) fn same_single_mesh(scene: &Scene, was: &Scene) -> bool {
+    match (&scene.meshes[..], &was.meshes[..]) {
+        ([mesh], [before]) => {
+            crate::model::same_shape(mesh, &scene.materials, before, &was.materials)
+        }
+        _ => false,
     }
-    let [mesh] = &scene.meshes[..] else {
-        return None;
-    };
-    let bytes = std::fs::read(original).ok()?;
-    let (was, _) = crate::open(crate::Source::bytes("original.xmf", bytes.clone()))
-        .ok()?
-        .to_scene()
-        .ok()?;
-    let [before] = &was.meshes[..] else {
-        return None;
-    };
-    crate::model::same_shape(mesh, &scene.materials, before, &was.materials).then_some(bytes)
 }
 
 /// The first item not taken yet named `name`: the same name, else the name with a tool's `.NNN`
