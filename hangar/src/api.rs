@@ -387,8 +387,8 @@ impl Opened {
     }
 
     /// A glTF written as another game file with `--original`: the scene with what the glTF lost
-    /// taken back from the original, then written as any scene is (an untouched XMF: the
-    /// original's bytes).
+    /// taken back from the original, then written as any scene is (an untouched XMF, M3 or XAC:
+    /// the original's bytes; an XSM or XPM on the original's sub-motions).
     fn with_original(&self, output: &Path, options: &ConvertOptions) -> Option<Result<Converted>> {
         let original = options.original.as_deref()?;
         if !matches!(self.format(), Format::Glb | Format::GltfText) || !self.motions.is_empty() {
@@ -399,15 +399,18 @@ impl Opened {
         Some((|| {
             let (scene, warnings) = self.to_scene()?;
             let scene = crate::original::restore(scene, original)?;
-            if let Some(bytes) = crate::original::unchanged_xmf(&scene, output, original) {
+            let mut notes = Vec::new();
+            if let Some(made) = crate::original::from_original(&scene, output, original, &mut notes)
+            {
+                let (bytes, w) = made?;
                 return Ok(Converted {
                     bytes,
-                    warnings,
+                    warnings: warnings.into_iter().chain(w).collect(),
                     ..Default::default()
                 });
             }
             let mut c = write_scene(&scene, output, options)?;
-            c.warnings.splice(0..0, warnings);
+            c.warnings.splice(0..0, warnings.into_iter().chain(notes));
             Ok(c)
         })())
     }

@@ -143,7 +143,11 @@ pub(crate) fn restore(mut edited: Scene, original: &Path) -> Result<Scene> {
     let matched = take_extras(&was.nodes, &mut edited.nodes);
     take_extras(&was.materials, &mut edited.materials);
     take_extras(&was.animations, &mut edited.animations);
-    if matched == 0 && was.nodes.iter().any(|n| !n.extras.is_empty()) {
+    // A motion's scene names the nodes it moves, which a glTF of its actor need not all have.
+    let motion = ["xsm", "xpm"]
+        .iter()
+        .any(|e| crate::io::has_ext(original, e));
+    if matched == 0 && !motion && was.nodes.iter().any(|n| !n.extras.is_empty()) {
         return Err(Error::refused(
             "nodes",
             format!(
@@ -206,11 +210,41 @@ fn take_extras<T: Named>(from: &[T], into: &mut [T]) -> usize {
     matched
 }
 
-/// An XMF output whose mesh still draws what the original XMF draws: the original's bytes.
-pub(crate) fn unchanged_xmf(scene: &Scene, output: &Path, original: &Path) -> Option<Vec<u8>> {
-    if !crate::io::has_ext(output, "xmf") || !crate::io::has_ext(original, "xmf") {
-        return None;
+/// The output made with the original's help, or `None` to write the scene as any scene: the
+/// original's bytes when the scene still shows what it shows (an XMF's mesh, an M3 or XAC's
+/// nodes, meshes, skins and clips, see [`crate::model::unchanged`]); an XSM or XPM of the clip
+/// named as the original, on its sub-motions or tracks. Why a model is rebuilt goes to `notes`.
+pub(crate) fn from_original(
+    scene: &Scene,
+    output: &Path,
+    original: &Path,
+    notes: &mut Vec<Warning>,
+) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
+    let same_ext = |e: &str| crate::io::has_ext(output, e) && crate::io::has_ext(original, e);
+    if same_ext("xmf") {
+        return unchanged_xmf(scene, original).map(|b| Ok((b, Vec::new())));
     }
+    if same_ext("m3") || same_ext("xac") {
+        return match unchanged_model(scene, original) {
+            Ok(b) => Some(Ok((b, Vec::new()))),
+            Err(why) => {
+                notes.push(Warning::note(
+                    None,
+                    "--original",
+                    format!("rebuilt from the glTF, not the original's bytes: {why}"),
+                ));
+                None
+            }
+        };
+    }
+    if same_ext("xsm") || same_ext("xpm") {
+        return Some(motion(scene, output, original));
+    }
+    None
+}
+
+/// An XMF output whose mesh still draws what the original XMF draws: the original's bytes.
+fn unchanged_xmf(scene: &Scene, original: &Path) -> Option<Vec<u8>> {
     let [mesh] = &scene.meshes[..] else {
         return None;
     };
@@ -225,9 +259,53 @@ pub(crate) fn unchanged_xmf(scene: &Scene, output: &Path, original: &Path) -> Op
     crate::model::same_shape(mesh, &scene.materials, before, &was.materials).then_some(bytes)
 }
 
+/// An M3 or XAC output whose scene shows what the original shows: the original's bytes (an
+/// actor's LODs and every chunk hangar does not make included). An actor's clips come from its
+/// motions, not from it: they are not compared.
+fn unchanged_model(scene: &Scene, original: &Path) -> std::result::Result<Vec<u8>, String> {
+    let bytes = std::fs::read(original).map_err(|e| e.to_string())?;
+    let name = original
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let (was, _) = crate::open(crate::Source::bytes(name, bytes.clone()))
+        .and_then(|o| o.to_scene())
+        .map_err(|e| e.to_string())?;
+    let actor;
+    let edited = if crate::io::has_ext(original, "xac") && was.animations.is_empty() {
+        actor = Scene {
+            animations: Vec::new(),
+            ..scene.clone()
+        };
+        &actor
+    } else {
+        scene
+    };
+    match crate::model::unchanged::difference(edited, &was) {
+        None => Ok(bytes),
+        Some(why) => Err(why),
+    }
+}
+
+/// An XSM or XPM of the scene's clip named as the original's file, on the original's sub-motions
+/// (tracks): see [`crate::formats::emfx::motion`].
+fn motion(scene: &Scene, output: &Path, original: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    use crate::formats::emfx;
+    let bytes = std::fs::read(original).map_err(|e| Error::io(original, e))?;
+    let (file, _) = emfx::read(&bytes).map_err(|e| e.in_file(original))?;
+    let stem = original
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
+    let (made, warnings) = if crate::io::has_ext(output, "xsm") {
+        emfx::motion::skeletal(scene, stem.as_deref(), Some(&file))?
+    } else {
+        emfx::motion::morph(scene, stem.as_deref(), Some(&file))?
+    };
+    Ok((emfx::write(&made)?, warnings))
+}
+
 /// The first item not taken yet named `name`: the same name, else the name with a tool's `.NNN`
 /// suffix, else (Blender cuts names at 63 bytes) a name that is the start of it.
-fn find_named<T>(
+pub(crate) fn find_named<T>(
     items: &[T],
     taken: &[bool],
     name: &str,
