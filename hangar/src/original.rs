@@ -138,16 +138,20 @@ pub fn write_scene_to(
 /// original's extras where it has none: the component, its part roles and connection names, the
 /// source of every mesh (an untouched one is written back as its file), the .ani's stored keys.
 pub(crate) fn restore(mut edited: Scene, original: &Path) -> Result<Scene> {
+    // A motion names the nodes or morph targets it moves, which the glTF keeps: nothing to take
+    // back here (its writer reads the motion itself).
+    if ["xsm", "xpm"]
+        .iter()
+        .any(|e| crate::io::has_ext(original, e))
+    {
+        return Ok(edited);
+    }
     // The original's own warnings are about it, not about this conversion: not repeated.
     let (was, _) = crate::open(original)?.to_scene()?;
     let matched = take_extras(&was.nodes, &mut edited.nodes);
     take_extras(&was.materials, &mut edited.materials);
     take_extras(&was.animations, &mut edited.animations);
-    // A motion's scene names the nodes it moves, which a glTF of its actor need not all have.
-    let motion = ["xsm", "xpm"]
-        .iter()
-        .any(|e| crate::io::has_ext(original, e));
-    if matched == 0 && !motion && was.nodes.iter().any(|n| !n.extras.is_empty()) {
+    if matched == 0 && was.nodes.iter().any(|n| !n.extras.is_empty()) {
         return Err(Error::refused(
             "nodes",
             format!(

@@ -1113,10 +1113,11 @@ enum HelperKind {
 }
 
 /// A node with no offset from its parent.
+/// Within a tool's float noise (Blender moves a bone's child by up to about 1.4e-6).
 fn at_rest(n: &crate::model::Node) -> bool {
-    n.translation.abs_diff_eq(Vec3::ZERO, 1e-6)
-        && n.rotation.abs_diff_eq(Quat::IDENTITY, 1e-6)
-        && n.scale.abs_diff_eq(Vec3::ONE, 1e-6)
+    n.translation.abs_diff_eq(Vec3::ZERO, 1e-5)
+        && n.rotation.abs_diff_eq(Quat::IDENTITY, 1e-5)
+        && n.scale.abs_diff_eq(Vec3::ONE, 1e-5)
 }
 
 /// The helpers of `scene`: nodes with a camera or a light, nodes the M3 reader marked as
