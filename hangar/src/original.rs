@@ -237,7 +237,7 @@ pub(crate) fn from_original(
                     "--original",
                     format!("rebuilt from the glTF, not the original's bytes: {why}"),
                 ));
-                None
+                same_ext("xac").then(|| actor_with_lods(scene, original))
             }
         };
     }
@@ -288,6 +288,34 @@ fn unchanged_model(scene: &Scene, original: &Path) -> std::result::Result<Vec<u8
         None => Ok(bytes),
         Some(why) => Err(why),
     }
+}
+
+/// The actor of `scene` with the original actor's LOD chunks (each a whole actor of its own, which
+/// the glTF shows only as hidden nodes), carried as stored.
+fn actor_with_lods(scene: &Scene, original: &Path) -> Result<(Vec<u8>, Vec<Warning>)> {
+    use crate::formats::emfx;
+    let bytes = std::fs::read(original).map_err(|e| Error::io(original, e))?;
+    let (was, _) = emfx::read(&bytes).map_err(|e| e.in_file(original))?;
+    let lods: Vec<emfx::Chunk> = was
+        .chunks
+        .iter()
+        .filter(|c| c.name(emfx::Kind::Xac) == "meshLod")
+        .cloned()
+        .collect();
+    let mut file = emfx::build::actor(scene)?;
+    let mut warnings = Vec::new();
+    if !lods.is_empty() {
+        warnings.push(Warning::note(
+            None,
+            "--original",
+            format!(
+                "{} LOD chunks carried from the original as stored",
+                lods.len()
+            ),
+        ));
+    }
+    file.chunks.extend(lods);
+    Ok((emfx::write(&file)?, warnings))
 }
 
 /// An XSM or XPM of the scene's clip named as the original's file, on the original's sub-motions
