@@ -424,8 +424,8 @@ impl Opened {
     }
 
     /// A glTF written as another game file with `--original`: the scene with what the glTF lost
-    /// taken back from the original, then written as any scene is (an untouched XMF: the
-    /// original's bytes).
+    /// taken back from the original, then written as any scene is (an untouched XMF, M3 or XAC:
+    /// the original's bytes; an XSM or XPM on the original's sub-motions).
     fn with_original(&self, output: &Path, options: &ConvertOptions) -> Option<Result<Converted>> {
         let original = options.original.as_deref()?;
         if !matches!(self.format(), Format::Glb | Format::GltfText) || !self.motions.is_empty() {
@@ -436,20 +436,39 @@ impl Opened {
         Some((|| {
             let (scene, warnings) = self.to_scene()?;
             let was_opened = open(original)?;
-            let (was, _) = was_opened.to_scene()?;
-            let scene = crate::original::restore(scene, &was, original)?;
-            let xmf = was_opened.format() == Format::Xmf && crate::io::has_ext(output, "xmf");
-            if let Some(bytes) = was_opened._bytes.as_deref() {
-                if xmf && crate::original::same_single_mesh(&scene, &was) {
-                    return Ok(Converted {
-                        bytes: bytes.to_vec(),
-                        warnings,
-                        ..Default::default()
-                    });
-                }
+            // A motion names the nodes or morph targets it moves, which the glTF keeps: nothing to
+            // take back by name (its writer reads the motion itself).
+            let motion = matches!(was_opened.format(), Format::Xsm | Format::Xpm);
+            // The original's own warnings are about it, not about this conversion: not repeated.
+            let was = if motion {
+                None
+            } else {
+                Some(was_opened.to_scene()?.0)
+            };
+            let scene = match &was {
+                Some(w) => crate::original::restore(scene, w, original)?,
+                None => scene,
+            };
+            let bytes = was_opened._bytes.as_deref().unwrap_or_default();
+            let mut notes = Vec::new();
+            let made = crate::original::from_original(
+                &scene,
+                output,
+                original,
+                was.as_ref(),
+                bytes,
+                &mut notes,
+            );
+            if let Some(made) = made {
+                let (bytes, w) = made?;
+                return Ok(Converted {
+                    bytes,
+                    warnings: warnings.into_iter().chain(w).collect(),
+                    ..Default::default()
+                });
             }
             let mut c = write_scene(&scene, output, options)?;
-            c.warnings.splice(0..0, warnings);
+            c.warnings.splice(0..0, warnings.into_iter().chain(notes));
             Ok(c)
         })())
     }

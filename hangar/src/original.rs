@@ -199,7 +199,7 @@ fn take_extras<T: Named>(from: &[T], into: &mut [T]) -> usize {
     let mut taken = vec![false; into.len()];
     let mut matched = 0;
     for item in from.iter().filter(|i| !i.kept().is_empty()) {
-        let Some(i) = find_named(into, &taken, item.name(), |x| x.name()) else {
+        let Some(i) = crate::model::find_named(into, &taken, item.name(), |x| x.name()) else {
             continue;
         };
         taken[i] = true;
@@ -214,6 +214,45 @@ fn take_extras<T: Named>(from: &[T], into: &mut [T]) -> usize {
     matched
 }
 
+/// The output made with the original's help, or `None` to write the scene as any scene: the
+/// original's bytes (`bytes`, its scene `was`; `None` for a motion) when the scene still shows what
+/// it shows (an XMF's mesh, an M3 or XAC's nodes, meshes, skins and clips, see
+/// [`crate::model::unchanged`]); an XSM or XPM of the clip named as the original, on its
+/// sub-motions or tracks. Why a model is rebuilt goes to `notes`.
+pub(crate) fn from_original(
+    scene: &Scene,
+    output: &Path,
+    original: &Path,
+    was: Option<&Scene>,
+    bytes: &[u8],
+    notes: &mut Vec<Warning>,
+) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
+    let same_ext = |e: &str| crate::io::has_ext(output, e) && crate::io::has_ext(original, e);
+    if same_ext("xmf") {
+        return was
+            .filter(|was| same_single_mesh(scene, was))
+            .map(|_| Ok((bytes.to_vec(), Vec::new())));
+    }
+    if same_ext("m3") || same_ext("xac") {
+        let was = was?;
+        return match unchanged_model(scene, was, original) {
+            None => Some(Ok((bytes.to_vec(), Vec::new()))),
+            Some(why) => {
+                notes.push(Warning::note(
+                    None,
+                    "--original",
+                    format!("rebuilt from the glTF, not the original's bytes: {why}"),
+                ));
+                same_ext("xac").then(|| actor_with_lods(scene, original, bytes))
+            }
+        };
+    }
+    if same_ext("xsm") || same_ext("xpm") {
+        return Some(motion(scene, output, original, bytes));
+    }
+    None
+}
+
 /// Whether a scene of one mesh still draws what the original's one mesh (`was`) draws: an XMF
 /// written back as the original's bytes.
 pub(crate) fn same_single_mesh(scene: &Scene, was: &Scene) -> bool {
@@ -225,36 +264,71 @@ pub(crate) fn same_single_mesh(scene: &Scene, was: &Scene) -> bool {
     }
 }
 
-/// The first item not taken yet named `name`: the same name, else the name with a tool's `.NNN`
-/// suffix, else (Blender cuts names at 63 bytes) a name that is the start of it.
-fn find_named<T>(
-    items: &[T],
-    taken: &[bool],
-    name: &str,
-    name_of: impl Fn(&T) -> &str,
-) -> Option<usize> {
-    let free = |i: &usize| !taken.get(*i).copied().unwrap_or(true);
-    let base = |s: &str| -> String {
-        match s.rsplit_once('.') {
-            Some((b, n)) if n.len() == 3 && n.bytes().all(|c| c.is_ascii_digit()) => b.to_string(),
-            _ => s.to_string(),
-        }
+/// Why an M3 or XAC scene no longer shows what the original (`was`) shows; `None` when it does,
+/// and the original's bytes are written (an actor's LODs and every chunk hangar does not make
+/// included). An actor's clips come from its motions, not from it: they are not compared.
+fn unchanged_model(scene: &Scene, was: &Scene, original: &Path) -> Option<String> {
+    let actor;
+    let edited = if crate::io::has_ext(original, "xac") && was.animations.is_empty() {
+        actor = Scene {
+            animations: Vec::new(),
+            ..scene.clone()
+        };
+        &actor
+    } else {
+        scene
     };
-    let exact = (0..items.len())
-        .filter(free)
-        .find(|&i| items.get(i).is_some_and(|x| name_of(x) == name));
-    exact
-        .or_else(|| {
-            (0..items.len())
-                .filter(free)
-                .find(|&i| items.get(i).is_some_and(|x| base(name_of(x)) == name))
-        })
-        .or_else(|| {
-            (0..items.len()).filter(free).find(|&i| {
-                items.get(i).is_some_and(|x| {
-                    let n = base(name_of(x));
-                    n.len() >= 60 && name.starts_with(&n)
-                })
-            })
-        })
+    crate::model::unchanged::difference(edited, was)
+}
+
+/// The actor of `scene` with the original actor's LOD chunks (each a whole actor of its own, which
+/// the glTF shows only as hidden nodes), carried as stored.
+fn actor_with_lods(
+    scene: &Scene,
+    original: &Path,
+    bytes: &[u8],
+) -> Result<(Vec<u8>, Vec<Warning>)> {
+    use crate::formats::emfx;
+    let (was, _) = emfx::read(bytes).map_err(|e| e.in_file(original))?;
+    let lods: Vec<emfx::Chunk> = was
+        .chunks
+        .iter()
+        .filter(|c| c.name(emfx::Kind::Xac) == "meshLod")
+        .cloned()
+        .collect();
+    let mut file = emfx::build::actor(scene)?;
+    let mut warnings = Vec::new();
+    if !lods.is_empty() {
+        warnings.push(Warning::note(
+            None,
+            "--original",
+            format!(
+                "{} LOD chunks carried from the original as stored",
+                lods.len()
+            ),
+        ));
+    }
+    file.chunks.extend(lods);
+    Ok((emfx::write(&file)?, warnings))
+}
+
+/// An XSM or XPM of the scene's clip named as the original's file, on the original's sub-motions
+/// (tracks): see [`crate::formats::emfx::motion`].
+fn motion(
+    scene: &Scene,
+    output: &Path,
+    original: &Path,
+    bytes: &[u8],
+) -> Result<(Vec<u8>, Vec<Warning>)> {
+    use crate::formats::emfx;
+    let (file, _) = emfx::read(bytes).map_err(|e| e.in_file(original))?;
+    let stem = original
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
+    let (made, warnings) = if crate::io::has_ext(output, "xsm") {
+        emfx::motion::skeletal(scene, stem.as_deref(), Some(&file))?
+    } else {
+        emfx::motion::morph(scene, stem.as_deref(), Some(&file))?
+    };
+    Ok((emfx::write(&made)?, warnings))
 }

@@ -6,7 +6,7 @@ mod common;
 use common::{corpus, name};
 use hangar::formats::emfx;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn files() -> Option<Vec<PathBuf>> {
     let mut f = corpus("emfx", "xac")?;
@@ -164,4 +164,44 @@ fn actor_faces_wind_counter_clockwise_around_their_normals() {
     let share = ccw as f64 / total as f64;
     println!("{ccw} of {total} actor triangles wind counter-clockwise ({share:.4})");
     assert!(total > 50_000 && share > 0.95, "{share}");
+}
+
+/// An actor with LODs back from a glb with `--original`: untouched, the original's bytes; with one
+/// vertex moved, rebuilt with the original's 5 LOD chunks carried as stored.
+#[test]
+fn an_actor_back_with_its_original_keeps_its_lods() {
+    let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
+        return;
+    };
+    let src = Path::new(&root).join("emfx/vic2vl__Zulu_Infantry.xac");
+    let Ok(bytes) = std::fs::read(&src) else {
+        return;
+    };
+    let lods = |b: &[u8]| {
+        let (f, _) = emfx::read(b).unwrap();
+        f.chunks
+            .iter()
+            .filter(|c| c.name(f.kind) == "meshLod")
+            .count()
+    };
+    assert_eq!(lods(&bytes), 5);
+    let (glb, _) =
+        common::convert(&common::open(&bytes, &src).unwrap(), Path::new("z.glb")).unwrap();
+    let options = hangar::ConvertOptions {
+        original: Some(src.clone()),
+        ..Default::default()
+    };
+    let g = common::open(&glb, Path::new("z.glb")).unwrap();
+    assert!(g.write_as("z.xac", &options).unwrap().bytes == bytes);
+    let (mut scene, _) = g.to_scene().unwrap();
+    scene.meshes[0].vertices.positions[0][1] += 0.25;
+    let edited = hangar::write_scene(&scene, "e.glb", &Default::default()).unwrap();
+    let e = common::open(&edited.bytes, Path::new("e.glb")).unwrap();
+    let out = e.write_as("z.xac", &options).unwrap();
+    assert!(out.bytes != bytes);
+    assert_eq!(lods(&out.bytes), 5);
+    assert!(out
+        .warnings
+        .iter()
+        .any(|w| w.message == "5 LOD chunks carried from the original as stored"));
 }

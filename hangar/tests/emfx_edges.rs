@@ -413,3 +413,118 @@ fn a_collision_node_is_written_as_a_collision_mesh() {
         [hangar::model::Role::Visual, hangar::model::Role::Collision]
     );
 }
+
+/// The sub-motions (XSM) or tracks (XPM) of a motion file, as JSON.
+fn motion_body(bytes: &[u8]) -> Value {
+    let (file, _) = emfx::read(bytes).unwrap();
+    let json = emfx::to_json(&file);
+    let body = json["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "boneAnimation" || c["name"] == "morphAnimation")
+        .unwrap()["fields"]
+        .clone();
+    body
+}
+
+#[test]
+fn motions_are_written_from_a_glb_and_keep_their_keys_with_the_original() {
+    let dir = common::gltf_out("emfx_edges_motions");
+    let xac = emfx::write(&emfx::build::actor(&strip()).unwrap()).unwrap();
+    let (xsm, xpm) = (wave_xsm(), smile_xpm());
+    let mut a = common::open(&xac, Path::new("strip.xac")).unwrap();
+    a.add_motion(common::open(&xsm, Path::new("wave.xsm")).unwrap());
+    a.add_motion(common::open(&xpm, Path::new("smile.xpm")).unwrap());
+    let (glb, _) = common::convert(&a, &dir.join("strip.glb")).unwrap();
+    let g = common::open(&glb, Path::new("strip.glb")).unwrap();
+
+    // Without the original: the clip that moves nodes, one sub-motion a node it moves ("arm"),
+    // its two rotation keys back in the file frame; the position it holds is its pose.
+    let (made, _) = common::convert(&g, &dir.join("wave.xsm")).unwrap();
+    let body = motion_body(&made);
+    assert_eq!(body["numSubMotions"], 1);
+    let arm = &body["subMotions"][0];
+    assert_eq!(arm["name"], "arm");
+    assert_eq!(arm["numRotationKeys"], 2);
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let q: Vec<f32> = serde_json::from_value(arm["rotationKeys"][1]["value"].clone()).unwrap();
+    assert!(
+        q.iter()
+            .zip([0.0, 0.0, -s, s])
+            .all(|(a, b)| (a - b).abs() < 1e-6),
+        "{q:?}"
+    );
+    assert_eq!(arm["rotationKeys"][1]["time"], 1.0);
+    assert_eq!(arm["numPositionKeys"], 0);
+    assert_eq!(arm["posePosition"], json!([-1.0, 0.0, 0.0]));
+    // The weights clip as an XPM: track "bulge", amounts 0 and 65535 at 0 and 1 s.
+    let (made, _) = common::convert(&g, &dir.join("smile.xpm")).unwrap();
+    let body = motion_body(&made);
+    assert_eq!(body["numTracks"], 1);
+    assert_eq!(body["tracks"][0]["name"], "bulge");
+    let keys: Vec<(f64, i64)> = body["tracks"][0]["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["time"].as_f64().unwrap(), k["amount"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(keys, [(0.0, 0), (1.0, 65535)]);
+
+    // With the original: the same curves keep the stored keys, byte for byte.
+    let with = |original: &str, output: &str| {
+        let path = dir.join(original);
+        std::fs::write(
+            &path,
+            if original.ends_with("xsm") {
+                &xsm
+            } else {
+                &xpm
+            },
+        )
+        .unwrap();
+        let options = hangar::ConvertOptions {
+            original: Some(path),
+            ..Default::default()
+        };
+        g.write_as(dir.join(output), &options).unwrap().bytes
+    };
+    assert_eq!(with("wave.xsm", "wave-back.xsm"), xsm);
+    assert_eq!(with("smile.xpm", "smile-back.xpm"), xpm);
+
+    // An edited key: only that track takes the glTF's keys.
+    let (mut scene, _) = g.to_scene().unwrap();
+    let wave = scene
+        .animations
+        .iter_mut()
+        .find(|a| a.name == "wave")
+        .unwrap();
+    let rot = wave
+        .channels
+        .iter_mut()
+        .find(|c| c.property == hangar::model::Property::Rotation)
+        .unwrap();
+    rot.values[4..8].copy_from_slice(&[0.0, 0.0, 1.0, 0.0]);
+    let edited = hangar::write_scene(&scene, "edited.glb", &Default::default()).unwrap();
+    let e = common::open(&edited.bytes, Path::new("edited.glb")).unwrap();
+    let path = dir.join("wave.xsm");
+    let options = hangar::ConvertOptions {
+        original: Some(path),
+        ..Default::default()
+    };
+    let made = e.write_as(dir.join("wave-edit.xsm"), &options).unwrap();
+    let body = motion_body(&made.bytes);
+    let arm = &body["subMotions"][0];
+    assert_eq!(arm["numRotationKeys"], 2);
+    assert_eq!(
+        arm["rotationKeys"][1]["value"],
+        json!([0.0, -0.0, -1.0, 0.0])
+    );
+    // The pose and the other tracks as stored.
+    assert_eq!(arm["numPositionKeys"], 0);
+    assert_eq!(arm["posePosition"], json!([-1.0, 0.0, 0.0]));
+    assert!(made
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("1 sub-motions take the clip's keys")));
+}

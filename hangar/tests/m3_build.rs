@@ -817,3 +817,21 @@ fn bones_sharing_an_anim_id_share_one_decoded_track() {
     assert_eq!(samplers.len(), walk.channels.len());
     assert_eq!(outputs.len(), walk.channels.len() - 1);
 }
+
+/// NaN has no JSON form: a scene with one is refused naming where it is, not turned into `null`.
+#[test]
+fn a_nan_is_refused_naming_its_field() {
+    let mut s = one_triangle("nan");
+    s.meshes[0].vertices.positions[1][2] = f32::NAN;
+    let e = build::build(&s, &build::Options::default()).unwrap_err();
+    assert_eq!(e.path, "meshes[0].positions[5]");
+    assert!(e.message.contains("NaN or infinite"), "{}", e.message);
+    let mut s = one_triangle("nan");
+    s.nodes[0].translation.y = f32::INFINITY;
+    let e = build::build(&s, &build::Options::default()).unwrap_err();
+    assert!(
+        e.path.starts_with("nodes[0]") && e.path.ends_with(".transform[1]"),
+        "{}",
+        e.path
+    );
+}

@@ -8,6 +8,8 @@ use glam::{Mat4, Quat, Vec3};
 use serde_json::{Map, Value};
 
 mod same;
+pub(crate) mod unchanged;
+pub(crate) use same::find_named;
 pub use same::same_shape;
 
 #[derive(Debug, Clone, Default)]

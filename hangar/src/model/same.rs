@@ -6,6 +6,35 @@
 
 use super::{Material, Mesh};
 
+/// The first item not taken yet named `name`: the same name, else the name with a tool's `.NNN`
+/// suffix, else (Blender cuts names at 63 bytes) a name that is the start of it.
+pub(crate) fn find_named<T>(
+    items: &[T],
+    taken: &[bool],
+    name: &str,
+    name_of: impl Fn(&T) -> &str,
+) -> Option<usize> {
+    let free = |i: &usize| !taken.get(*i).copied().unwrap_or(true);
+    let base = |s: &str| base_name(s).to_string();
+    let exact = (0..items.len())
+        .filter(free)
+        .find(|&i| items.get(i).is_some_and(|x| name_of(x) == name));
+    exact
+        .or_else(|| {
+            (0..items.len())
+                .filter(free)
+                .find(|&i| items.get(i).is_some_and(|x| base(name_of(x)) == name))
+        })
+        .or_else(|| {
+            (0..items.len()).filter(free).find(|&i| {
+                items.get(i).is_some_and(|x| {
+                    let n = base(name_of(x));
+                    n.len() >= 60 && name.starts_with(&n)
+                })
+            })
+        })
+}
+
 /// Positions on this grid (scene units) match when a tool added float noise.
 const GRID: f64 = 1e-4;
 /// UVs within this (plus as much again relative to the value: FLOAT16's steps) are the same.

@@ -15,11 +15,11 @@ use crate::raw::{float_value, Bytes};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Value};
 
-fn fv(x: f32) -> Value {
+pub(super) fn fv(x: f32) -> Value {
     float_value(x.to_bits())
 }
 
-fn fa(a: &[f32]) -> Value {
+pub(super) fn fa(a: &[f32]) -> Value {
     Value::Array(a.iter().map(|&x| fv(x)).collect())
 }
 
@@ -27,15 +27,15 @@ fn b64(b: &[u8]) -> Value {
     Bytes::borrowed(b).to_base64().into()
 }
 
-fn mirror(p: [f32; 3]) -> [f32; 3] {
+pub(super) fn mirror(p: [f32; 3]) -> [f32; 3] {
     [-p[0], p[1], p[2]]
 }
 
-fn mirror_quat(q: Quat) -> [f32; 4] {
+pub(super) fn mirror_quat(q: Quat) -> [f32; 4] {
     [q.x, -q.y, -q.z, q.w]
 }
 
-fn chunk(id: u32, version: u32, fields: Value) -> Chunk {
+pub(super) fn chunk(id: u32, version: u32, fields: Value) -> Chunk {
     Chunk {
         id,
         version,

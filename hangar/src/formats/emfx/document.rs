@@ -1,6 +1,6 @@
 //! XAC, XSM and XPM in the registry; the XAC writer from a scene.
 
-use super::{build, check, scene, File, Kind};
+use super::{build, check, motion, scene, File, Kind};
 use crate::detect::Format;
 use crate::document::{Document, FileFormat, Info, Motion, Opened, WriteOptions};
 use crate::error::{Error, Result, Warning};
@@ -56,16 +56,26 @@ impl FileFormat for EmfxFormat {
     }
 
     fn writes_scene(&self, output: &Path) -> bool {
-        crate::io::has_ext(output, "xac")
+        ["xac", "xsm", "xpm"]
+            .iter()
+            .any(|e| crate::io::has_ext(output, e))
     }
 
+    /// An actor, or a motion of the scene's one clip.
     fn write_scene(
         &self,
         scene: &Scene,
-        _output: &Path,
+        output: &Path,
         _opts: &WriteOptions,
     ) -> Result<(Vec<u8>, Vec<Warning>)> {
-        Ok((super::write(&build::actor(scene)?)?, Vec::new()))
+        let (file, warnings) = if crate::io::has_ext(output, "xsm") {
+            motion::skeletal(scene, None, None)?
+        } else if crate::io::has_ext(output, "xpm") {
+            motion::morph(scene, None, None)?
+        } else {
+            (build::actor(scene)?, Vec::new())
+        };
+        Ok((super::write(&file)?, warnings))
     }
 }
 

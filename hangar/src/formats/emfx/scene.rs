@@ -682,67 +682,7 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
             missing.push(node_name);
             continue;
         };
-        let q16 = s["rotationKeys"]
-            .as_array()
-            .and_then(|k| k.first())
-            .is_some_and(|k| k["value"][0].is_i64());
-        let pose_q16 = s["poseRotation"][0].is_i64();
-        let tracks: [(&str, &str, Property); 3] = [
-            ("positionKeys", "posePosition", Property::Translation),
-            ("rotationKeys", "poseRotation", Property::Rotation),
-            ("scaleKeys", "poseScale", Property::Scale),
-        ];
-        for (key, pose, property) in tracks {
-            let keys = s[key].as_array().map(Vec::as_slice).unwrap_or_default();
-            let mut times: Vec<f32> = Vec::new();
-            let mut values = Vec::new();
-            if keys.is_empty() {
-                // No keys: the motion holds the node in its pose.
-                times.push(0.0);
-                match property {
-                    Property::Translation => values.extend(mirror(floats::<3>(&s[pose]))),
-                    Property::Scale | Property::Weights => {
-                        values.extend(floats::<3>(&s[pose]).map(|c| if c == 0.0 { 1.0 } else { c }))
-                    }
-                    Property::Rotation => {
-                        let q = if pose_q16 {
-                            quat16(&s[pose])
-                        } else {
-                            floats::<4>(&s[pose])
-                        };
-                        values.extend(mirror_quat(q).to_array());
-                    }
-                }
-            }
-            for k in keys {
-                let t = f32_of(&k["time"]);
-                if !t.is_finite() || t < 0.0 || times.last().is_some_and(|&l| t <= l) {
-                    continue;
-                }
-                times.push(t);
-                match property {
-                    Property::Translation => values.extend(mirror(floats::<3>(&k["value"]))),
-                    Property::Scale | Property::Weights => values.extend(floats::<3>(&k["value"])),
-                    Property::Rotation => {
-                        let q = if q16 {
-                            quat16(&k["value"])
-                        } else {
-                            floats::<4>(&k["value"])
-                        };
-                        values.extend(mirror_quat(q).to_array());
-                    }
-                }
-            }
-            if !times.is_empty() {
-                channels.push(Channel {
-                    node,
-                    property,
-                    interpolation: Interpolation::Linear,
-                    times: times.into(),
-                    values: values.into(),
-                });
-            }
-        }
+        channels.extend(sub_motion_channels(s, node));
     }
     warnings.extend(finish(
         scene,
@@ -753,6 +693,74 @@ pub fn add_motion(scene: &mut Scene, motion: &File, label: &str) -> Result<Vec<W
         "sub-motions name no node",
     ));
     Ok(warnings)
+}
+
+/// The channels of one sub-motion on `node`, in the scene's frame: a track without keys holds the
+/// node in the pose.
+pub fn sub_motion_channels(s: &Value, node: usize) -> Vec<Channel> {
+    let mut channels = Vec::new();
+    let q16 = s["rotationKeys"]
+        .as_array()
+        .and_then(|k| k.first())
+        .is_some_and(|k| k["value"][0].is_i64());
+    let pose_q16 = s["poseRotation"][0].is_i64();
+    let tracks: [(&str, &str, Property); 3] = [
+        ("positionKeys", "posePosition", Property::Translation),
+        ("rotationKeys", "poseRotation", Property::Rotation),
+        ("scaleKeys", "poseScale", Property::Scale),
+    ];
+    for (key, pose, property) in tracks {
+        let keys = s[key].as_array().map(Vec::as_slice).unwrap_or_default();
+        let mut times: Vec<f32> = Vec::new();
+        let mut values = Vec::new();
+        if keys.is_empty() {
+            // No keys: the motion holds the node in its pose.
+            times.push(0.0);
+            match property {
+                Property::Translation => values.extend(mirror(floats::<3>(&s[pose]))),
+                Property::Scale | Property::Weights => {
+                    values.extend(floats::<3>(&s[pose]).map(|c| if c == 0.0 { 1.0 } else { c }))
+                }
+                Property::Rotation => {
+                    let q = if pose_q16 {
+                        quat16(&s[pose])
+                    } else {
+                        floats::<4>(&s[pose])
+                    };
+                    values.extend(mirror_quat(q).to_array());
+                }
+            }
+        }
+        for k in keys {
+            let t = f32_of(&k["time"]);
+            if !t.is_finite() || t < 0.0 || times.last().is_some_and(|&l| t <= l) {
+                continue;
+            }
+            times.push(t);
+            match property {
+                Property::Translation => values.extend(mirror(floats::<3>(&k["value"]))),
+                Property::Scale | Property::Weights => values.extend(floats::<3>(&k["value"])),
+                Property::Rotation => {
+                    let q = if q16 {
+                        quat16(&k["value"])
+                    } else {
+                        floats::<4>(&k["value"])
+                    };
+                    values.extend(mirror_quat(q).to_array());
+                }
+            }
+        }
+        if !times.is_empty() {
+            channels.push(Channel {
+                node,
+                property,
+                interpolation: Interpolation::Linear,
+                times: times.into(),
+                values: values.into(),
+            });
+        }
+    }
+    channels
 }
 
 /// Adds a morph motion (XPM): one weights channel a mesh with morph targets, bound by target name,

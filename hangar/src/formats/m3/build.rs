@@ -202,6 +202,7 @@ fn zero(ty: Ty) -> Value {
 
 /// The M3 bytes of `scene`, with what was changed on the way.
 pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
+    finite(scene)?;
     let versions = versions(opts.modl_version)?;
     let modl_layout = layout("MODL", versions.modl)?;
     let mut w = Vec::new();
@@ -311,6 +312,73 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     Ok((write::write(&m3)?, w))
 }
 
+/// Refuses a scene with a NaN or infinite number where the M3 takes it (node transforms,
+/// vertices, inverse bind matrices, keys), naming the first: the sections are made as JSON, which
+/// has no NaN, and a file the game reads NaN from is not what an edit means.
+fn finite(scene: &Scene) -> Result<()> {
+    let bad = |v: &[f32]| v.iter().position(|x| !x.is_finite());
+    let refuse = |path: String, v: &[f32], at: usize| {
+        Err(Error::refused(
+            path,
+            format!(
+                "{} is not a number (NaN or infinite): fix it in the tool, or write the original with --original",
+                v.get(at).copied().unwrap_or(f32::NAN)
+            ),
+        ))
+    };
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let trs: Vec<f32> = [
+            &n.translation.to_array()[..],
+            &n.rotation.to_array(),
+            &n.scale.to_array(),
+        ]
+        .concat();
+        if let Some(at) = bad(&trs) {
+            return refuse(
+                format!("nodes[{i}] ({:?}).transform[{at}]", n.name),
+                &trs,
+                at,
+            );
+        }
+    }
+    for (i, m) in scene.meshes.iter().enumerate() {
+        let v = &m.vertices;
+        let lists: [(&str, Vec<f32>); 3] = [
+            ("positions", v.positions.iter().flatten().copied().collect()),
+            (
+                "normals",
+                v.normals.iter().flatten().flatten().copied().collect(),
+            ),
+            ("uvs", v.uvs.iter().flatten().flatten().copied().collect()),
+        ];
+        for (what, values) in &lists {
+            if let Some(at) = bad(values) {
+                return refuse(format!("meshes[{i}].{what}[{at}]"), values, at);
+            }
+        }
+    }
+    for (i, k) in scene.skins.iter().enumerate() {
+        let flat: Vec<f32> = k.inverse_bind.iter().flatten().copied().collect();
+        if let Some(at) = bad(&flat) {
+            return refuse(format!("skins[{i}].inverseBindMatrices[{at}]"), &flat, at);
+        }
+    }
+    for (i, a) in scene.animations.iter().enumerate() {
+        for (j, c) in a.channels.iter().enumerate() {
+            for (what, v) in [("times", &c.times), ("values", &c.values)] {
+                if let Some(at) = bad(v) {
+                    return refuse(
+                        format!("animations[{i}] ({:?}).channels[{j}].{what}[{at}]", a.name),
+                        v,
+                        at,
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// World matrix of every node in M3 space (+Z up).
 fn world_matrices(scene: &Scene) -> Vec<Mat4> {
     let to_m3 = Mat4::from_rotation_x(std::f32::consts::FRAC_PI_2);
@@ -377,12 +445,14 @@ impl Bones {
         }
         // A helper rides on its parent's bone when it sits exactly there (as the M3 reader puts
         // them), and gets a bone of its own otherwise.
+        // A helper at rest under another empty at rest (Blender parents a repeated name to its
+        // namesake) rides on the bone above both.
+        let helper: Vec<usize> = helpers.iter().map(|h| h.node).collect();
         for h in helpers {
-            let on_parent = scene.nodes.get(h.node).is_some_and(|n| {
-                at_rest(n)
-                    && n.parent
-                        .is_some_and(|p| wanted.get(p).copied().unwrap_or(false))
-            });
+            let on_parent = bone_above(scene, h.node, &helper, |p| {
+                wanted.get(p).copied().unwrap_or(false)
+            })
+            .is_some();
             if let (false, Some(x)) = (on_parent, wanted.get_mut(h.node)) {
                 *x = true;
             }
@@ -430,13 +500,21 @@ impl Bones {
         }
     }
 
-    /// The bone a helper is bound to: its own, or its parent's.
-    fn of_helper(&self, scene: &Scene, node: usize) -> i64 {
-        let parent = scene.nodes.get(node).and_then(|n| n.parent);
+    /// The bone a helper is bound to: its own, or the one it rides on (see [`bone_above`]).
+    fn of_helper(&self, scene: &Scene, node: usize, helpers: &[Helper]) -> i64 {
+        let helper: Vec<usize> = helpers.iter().map(|h| h.node).collect();
         self.of_node
             .get(&node)
-            .or_else(|| parent.and_then(|p| self.of_node.get(&p)))
-            .map_or(-1, |&b| b as i64)
+            .copied()
+            .or_else(|| {
+                bone_above(scene, node, &helper, |p| self.of_node.contains_key(&p))
+                    .and_then(|p| self.of_node.get(&p).copied())
+            })
+            .or_else(|| {
+                let parent = scene.nodes.get(node).and_then(|n| n.parent);
+                parent.and_then(|p| self.of_node.get(&p).copied())
+            })
+            .map_or(-1, |b| b as i64)
     }
 
     /// World matrix (M3 space) of the bone's parent, identity for a root bone.
@@ -1113,10 +1191,34 @@ enum HelperKind {
 }
 
 /// A node with no offset from its parent.
+/// The bone `node` (a helper at rest) sits exactly on: its parent when that is a bone, else
+/// through parents at rest that are helpers or empties, the first bone above them.
+fn bone_above(
+    scene: &Scene,
+    node: usize,
+    helpers: &[usize],
+    is_bone: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let mut at = node;
+    for _ in 0..scene.nodes.len() {
+        let n = scene.nodes.get(at)?;
+        if !at_rest(n) || (at != node && !helpers.contains(&at) && n.mesh.is_some()) {
+            return None;
+        }
+        let p = n.parent?;
+        if is_bone(p) {
+            return Some(p);
+        }
+        at = p;
+    }
+    None
+}
+
+/// Within a tool's float noise (Blender moves a bone's child by up to about 1.4e-6).
 fn at_rest(n: &crate::model::Node) -> bool {
-    n.translation.abs_diff_eq(Vec3::ZERO, 1e-6)
-        && n.rotation.abs_diff_eq(Quat::IDENTITY, 1e-6)
-        && n.scale.abs_diff_eq(Vec3::ONE, 1e-6)
+    n.translation.abs_diff_eq(Vec3::ZERO, 1e-5)
+        && n.rotation.abs_diff_eq(Quat::IDENTITY, 1e-5)
+        && n.scale.abs_diff_eq(Vec3::ONE, 1e-5)
 }
 
 /// The helpers of `scene`: nodes with a camera or a light, nodes the M3 reader marked as
@@ -1175,7 +1277,7 @@ fn helper_entries(
 ) -> Result<()> {
     let (mut atts, mut cams, mut lights) = (Vec::new(), Vec::new(), Vec::new());
     for h in helpers {
-        let bone = bones.of_helper(scene, h.node);
+        let bone = bones.of_helper(scene, h.node, helpers);
         let name = scene.nodes.get(h.node).map_or("", |n| n.name.as_str());
         match h.kind {
             HelperKind::Attachment => {
