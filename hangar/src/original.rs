@@ -268,17 +268,9 @@ pub(crate) fn same_single_mesh(scene: &Scene, was: &Scene) -> bool {
 /// and the original's bytes are written (an actor's LODs and every chunk hangar does not make
 /// included). An actor's clips come from its motions, not from it: they are not compared.
 fn unchanged_model(scene: &Scene, was: &Scene, original: &Path) -> Option<String> {
-    let actor;
-    let edited = if crate::io::has_ext(original, "xac") && was.animations.is_empty() {
-        actor = Scene {
-            animations: Vec::new(),
-            ..scene.clone()
-        };
-        &actor
-    } else {
-        scene
-    };
-    crate::model::unchanged::difference(edited, was)
+    // An actor read alone has no clips: the glTF's come from its motions and are not compared.
+    let actor_alone = crate::io::has_ext(original, "xac") && was.animations.is_empty();
+    crate::model::unchanged::difference(scene, was, !actor_alone)
 }
 
 /// The actor of `scene` with the original actor's LOD chunks (each a whole actor of its own, which

@@ -61,6 +61,19 @@ fn clip<'s>(scene: &'s Scene, name: Option<&str>, kind: Kind) -> Result<&'s Anim
     }
 }
 
+/// The metadata of a motion: the original's chunks as stored, else one made here.
+fn metadata_chunks(original: Option<&File>, kind: Kind, name: &str) -> Vec<super::Chunk> {
+    match original {
+        Some(f) => f
+            .chunks
+            .iter()
+            .filter(|c| c.name(kind) == "metadata")
+            .cloned()
+            .collect(),
+        None => vec![metadata(kind, name)],
+    }
+}
+
 /// The metadata chunk of a motion made here.
 fn metadata(kind: Kind, name: &str) -> super::Chunk {
     let app = format!("hangar {}", env!("CARGO_PKG_VERSION"));
@@ -211,16 +224,7 @@ pub fn skeletal(
         changed += usize::from(set_keys(s, &mine, n));
     }
     let subs: Vec<Value> = subs.into_iter().map(|(_, s)| s).collect();
-    let mut chunks = Vec::new();
-    match original {
-        Some(f) => chunks.extend(
-            f.chunks
-                .iter()
-                .filter(|c| c.name(Kind::Xsm) == "metadata")
-                .cloned(),
-        ),
-        None => chunks.push(metadata(Kind::Xsm, &clip.name)),
-    }
+    let mut chunks = metadata_chunks(original, Kind::Xsm, &clip.name);
     if old_layout {
         chunks.extend(subs.into_iter().map(|s| chunk(0xC8, 1, s)));
     } else {
@@ -337,16 +341,7 @@ pub fn morph(
             "numKeys": keys.len(), "name": name, "keys": key_values(keys),
         }));
     }
-    let mut chunks = Vec::new();
-    match original {
-        Some(f) => chunks.extend(
-            f.chunks
-                .iter()
-                .filter(|c| c.name(Kind::Xpm) == "metadata")
-                .cloned(),
-        ),
-        None => chunks.push(metadata(Kind::Xpm, &clip.name)),
-    }
+    let mut chunks = metadata_chunks(original, Kind::Xpm, &clip.name);
     chunks.push(chunk(
         0x66,
         1,
