@@ -1,7 +1,7 @@
 """Blender's own glTF importer and exporter between hangar and the game (PyPI's bpy, no extension): what a
 modder gets who uses File > Import / Export > glTF 2.0. For every component and XMF of the corpus: hangar's
 GLB imported with defaults, exported with defaults (custom properties off, so the glTF loses hangar's extras)
-and converted back with `--original`; a component also exported with custom properties on and converted back
+and converted back with `--original`; the same for the small M3s and each actor with a motion of its name; a component also exported with custom properties on and converted back
 without `--original`. Every file must come back byte for byte. Then three edits on a component, each changing
 only what was edited: a part moved and turned (only its connection's offset lines), one mesh scaled (only its
 XMF), one key of one action moved (only that state of the .ani).
@@ -131,6 +131,30 @@ for src in sorted(glob.glob(os.path.join(corpus, "x4", "*.xmf"))):
         return "" if filecmp.cmp(src, dst, shallow=False) else "not byte for byte"
 
     case(f"xmf {stem}", xmf)
+
+# M3 (the small ones: CI's time) and Emotion FX actors with a motion of their name: Blender rebinds
+# skins at the rest pose, renames repeated names and resamples every action, and still the
+# original's bytes come back.
+models = [m for m in sorted(glob.glob(os.path.join(corpus, "m3", "*.m3"))) if os.path.getsize(m) < 120_000]
+for src in sorted(glob.glob(os.path.join(corpus, "emfx", "*.xac"))):
+    stem = os.path.splitext(src)[0]
+    models += [(src, m) for m in sorted(glob.glob(stem + "_*.xsm"))[:1]]
+for item in models:
+    src, motion = item if isinstance(item, tuple) else (item, None)
+    stem = os.path.splitext(os.path.basename(src))[0]
+    work = os.path.join(out, "models", stem)
+    os.makedirs(work, exist_ok=True)
+
+    def model(src=src, motion=motion, work=work):
+        run("convert", src, *(["--motion", motion] if motion else []), os.path.join(work, "a.glb"))
+        blender_trip(os.path.join(work, "a.glb"), os.path.join(work, "d.glb"))
+        dst = os.path.join(work, os.path.basename(src))
+        run("convert", os.path.join(work, "d.glb"), dst, "--original", src)
+        if motion:
+            run("convert", os.path.join(work, "d.glb"), os.path.join(work, os.path.basename(motion)), "--original", motion)
+        return "" if filecmp.cmp(src, dst, shallow=False) else "not byte for byte"
+
+    case(f"{'m3' if src.endswith('.m3') else 'xac'} {stem}", model)
 
 # Edits on the dropship, through the default export and --original.
 ship = next((c for c in components if os.path.basename(c) == "arg_dropship.xml"), None)

@@ -463,7 +463,7 @@ impl Opened {
                 let (bytes, w) = made?;
                 return Ok(Converted {
                     bytes,
-                    warnings: warnings.into_iter().chain(w).collect(),
+                    warnings: warnings.into_iter().chain(notes).chain(w).collect(),
                     ..Default::default()
                 });
             }

@@ -148,7 +148,20 @@ pub fn write_scene_to(
 /// original's extras where it has none: the component, its part roles and connection names, the
 /// source of every mesh (an untouched one is written back as its file), the .ani's stored keys.
 pub(crate) fn restore(mut edited: Scene, was: &Scene, original: &Path) -> Result<Scene> {
-    let matched = take_extras(&was.nodes, &mut edited.nodes);
+    let mut matched = 0;
+    for (from, to) in was
+        .nodes
+        .iter()
+        .zip(crate::model::match_nodes(&was.nodes, &edited.nodes))
+    {
+        let Some(to) = to.and_then(|j| edited.nodes.get_mut(j)) else {
+            continue;
+        };
+        if !from.extras.is_empty() {
+            matched += 1;
+            add_missing(&from.extras, &mut to.extras);
+        }
+    }
     take_extras(&was.materials, &mut edited.materials);
     take_extras(&was.animations, &mut edited.animations);
     if matched == 0 && was.nodes.iter().any(|n| !n.extras.is_empty()) {
@@ -187,11 +200,7 @@ macro_rules! named {
         }
     )*};
 }
-named!(
-    crate::model::Node,
-    crate::model::Material,
-    crate::model::Animation
-);
+named!(crate::model::Material, crate::model::Animation);
 
 /// Each item of `into` named as one of `from` gets that one's extras it has no key for; returns
 /// how many items with extras found their match.
@@ -205,13 +214,17 @@ fn take_extras<T: Named>(from: &[T], into: &mut [T]) -> usize {
         taken[i] = true;
         matched += 1;
         if let Some(e) = into.get_mut(i) {
-            let e = e.extras();
-            for (k, v) in item.kept() {
-                e.entry(k.clone()).or_insert_with(|| v.clone());
-            }
+            add_missing(item.kept(), e.extras());
         }
     }
     matched
+}
+
+/// Each key of `from` that `into` lacks.
+fn add_missing(from: &Extras, into: &mut Extras) {
+    for (k, v) in from {
+        into.entry(k.clone()).or_insert_with(|| v.clone());
+    }
 }
 
 /// The output made with the original's help, or `None` to write the scene as any scene: the

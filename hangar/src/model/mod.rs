@@ -7,9 +7,10 @@
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{Map, Value};
 
+mod matching;
 mod same;
 pub(crate) mod unchanged;
-pub(crate) use same::find_named;
+pub(crate) use matching::{find_named, match_nodes};
 pub use same::same_shape;
 
 #[derive(Debug, Clone, Default)]

@@ -4,71 +4,92 @@
 //! byte normals, rename repeated materials `name.001` and drop degenerate triangles: none of that is
 //! an edit, and none of it changes the answer here.
 
+use super::matching::base_name;
 use super::{Material, Mesh};
 
-/// The first item not taken yet named `name`: the same name, else the name with a tool's `.NNN`
-/// suffix, else (Blender cuts names at 63 bytes) a name that is the start of it.
-pub(crate) fn find_named<T>(
-    items: &[T],
-    taken: &[bool],
-    name: &str,
-    name_of: impl Fn(&T) -> &str,
-) -> Option<usize> {
-    let free = |i: &usize| !taken.get(*i).copied().unwrap_or(true);
-    let base = |s: &str| base_name(s).to_string();
-    let exact = (0..items.len())
-        .filter(free)
-        .find(|&i| items.get(i).is_some_and(|x| name_of(x) == name));
-    exact
-        .or_else(|| {
-            (0..items.len())
-                .filter(free)
-                .find(|&i| items.get(i).is_some_and(|x| base(name_of(x)) == name))
-        })
-        .or_else(|| {
-            (0..items.len()).filter(free).find(|&i| {
-                items.get(i).is_some_and(|x| {
-                    let n = base(name_of(x));
-                    n.len() >= 60 && name.starts_with(&n)
-                })
-            })
-        })
-}
-
-/// Positions on this grid (scene units) match when a tool added float noise.
-const GRID: f64 = 1e-4;
+/// Positions closer than this (scene units, on every axis) are one point: a tool's float noise.
+/// Far from the origin it grows with the coordinates (f32 steps grow with them).
+const WELD: f32 = 1e-4;
 /// UVs within this (plus as much again relative to the value: FLOAT16's steps) are the same.
 const UV_TOLERANCE: f32 = 1e-3;
 /// Normals pointing within about 6 degrees are the same (byte normals, renormalised).
 const NORMAL_COS: f32 = 0.995;
+/// Distinct points of one [`WELD`] cell compared with a newcomer, at most: a bound on hostile
+/// meshes of many points in one spot (a real mesh has a few).
+const CELL_LIMIT: usize = 64;
 
-/// One triangle: its corners' position keys (the smallest first, winding kept), its material's
-/// name without a tool's `.001`, and its corners' vertex indices in the same order.
+/// One triangle: its corners' points (the smallest first, winding kept), its material's name
+/// without a tool's `.001`, and its corners' vertex indices in the same order.
 struct Triangle<'a> {
-    key: [[i64; 3]; 3],
+    key: [u32; 3],
     material: &'a str,
     corners: [usize; 3],
 }
 
-/// A material name without the `.NNN` Blender appends to a repeated name.
-fn base_name(name: &str) -> &str {
-    match name.rsplit_once('.') {
-        Some((base, n)) if n.len() == 3 && n.bytes().all(|b| b.is_ascii_digit()) => base,
-        _ => name,
+/// The point of every position of `a` and of `b`, numbered together: positions within [`WELD`]
+/// (grown for coordinates past 100) of each other on every axis are one point, so noise that
+/// crosses a grid line still matches.
+fn points(a: &[[f32; 3]], b: &[[f32; 3]]) -> (Vec<u32>, Vec<u32>) {
+    use std::collections::HashMap;
+    let all: Vec<[f32; 3]> = a.iter().chain(b).map(|p| p.map(|x| x + 0.0)).collect();
+    // Union-find over the distinct exact positions.
+    let mut exact: HashMap<[u32; 3], u32> = HashMap::with_capacity(all.len());
+    let id: Vec<u32> = all
+        .iter()
+        .map(|p| {
+            let n = exact.len() as u32;
+            *exact.entry(p.map(f32::to_bits)).or_insert(n)
+        })
+        .collect();
+    let mut at = vec![[0f32; 3]; exact.len()];
+    for (p, &i) in all.iter().zip(&id) {
+        at[i as usize] = *p;
     }
+    let mut parent: Vec<u32> = (0..at.len() as u32).collect();
+    fn root(parent: &mut [u32], mut i: u32) -> u32 {
+        while parent[i as usize] != i {
+            let up = parent[parent[i as usize] as usize];
+            parent[i as usize] = up;
+            i = up;
+        }
+        i
+    }
+    let largest = all
+        .iter()
+        .flatten()
+        .filter(|x| x.is_finite())
+        .fold(0f32, |m, x| m.max(x.abs()));
+    let weld = WELD * (1.0 + largest / 100.0);
+    let cell = |p: &[f32; 3]| p.map(|x| (f64::from(x) / f64::from(weld)).floor() as i64);
+    let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    for (i, p) in at.iter().enumerate() {
+        let c = cell(p);
+        for d in 0..27i64 {
+            let n = [c[0] + d % 3 - 1, c[1] + d / 3 % 3 - 1, c[2] + d / 9 - 1];
+            let Some(near) = cells.get(&n) else { continue };
+            for &j in near {
+                let q = &at[j as usize];
+                if p.iter().zip(q).all(|(x, y)| (x - y).abs() <= weld) {
+                    let (r, s) = (root(&mut parent, i as u32), root(&mut parent, j));
+                    parent[r.max(s) as usize] = r.min(s);
+                }
+            }
+        }
+        let list = cells.entry(c).or_default();
+        if list.len() < CELL_LIMIT {
+            list.push(i as u32);
+        }
+    }
+    let mut of: Vec<u32> = id.iter().map(|&i| root(&mut parent, i)).collect();
+    let b_of = of.split_off(a.len());
+    (of, b_of)
 }
 
-/// A position coordinate as a sortable key: its exact value (`-0` is `0`), or its cell on [`GRID`].
-fn coordinate(v: f32, grid: bool) -> i64 {
-    if grid {
-        (f64::from(v) / GRID).round() as i64
-    } else {
-        i64::from((v + 0.0).to_bits())
-    }
-}
-
-fn triangles<'a>(mesh: &Mesh, materials: &'a [Material], grid: bool) -> Option<Vec<Triangle<'a>>> {
-    let positions = &mesh.vertices.positions;
+fn triangles<'a>(
+    mesh: &Mesh,
+    points: &[u32],
+    materials: &'a [Material],
+) -> Option<Vec<Triangle<'a>>> {
     let mut out = Vec::with_capacity(mesh.triangle_count());
     for p in &mesh.primitives {
         let material = p
@@ -77,14 +98,9 @@ fn triangles<'a>(mesh: &Mesh, materials: &'a [Material], grid: bool) -> Option<V
             .map_or("", |m| base_name(&m.name));
         for t in p.indices.chunks_exact(3) {
             let mut corners = [t[0] as usize, t[1] as usize, t[2] as usize];
-            let mut key = [[0i64; 3]; 3];
+            let mut key = [0u32; 3];
             for (k, &c) in key.iter_mut().zip(&corners) {
-                let v = positions.get(c)?;
-                *k = [
-                    coordinate(v[0], grid),
-                    coordinate(v[1], grid),
-                    coordinate(v[2], grid),
-                ];
+                *k = *points.get(c)?;
             }
             // Degenerate: importers drop them, and they draw nothing.
             if key[0] == key[1] || key[1] == key[2] || key[0] == key[2] {
@@ -104,7 +120,7 @@ fn triangles<'a>(mesh: &Mesh, materials: &'a [Material], grid: bool) -> Option<V
 }
 
 /// The corners of a triangle as a set (winding dropped).
-fn corner_set(t: &Triangle<'_>) -> [[i64; 3]; 3] {
+fn corner_set(t: &Triangle<'_>) -> [u32; 3] {
     let mut k = t.key;
     k.sort_unstable();
     k
@@ -145,22 +161,92 @@ fn settle(lists: [&mut Vec<Triangle<'_>>; 2]) {
 /// one of them lacks (a tool that drops normals, a welded collision mesh) are not compared; vertex
 /// colours, tangents and skin weights are not compared.
 pub fn same_shape(a: &Mesh, a_materials: &[Material], b: &Mesh, b_materials: &[Material]) -> bool {
-    // Exact positions first (a round trip through Blender keeps every bit); else on the grid.
-    [false, true].into_iter().any(|grid| {
-        match (
-            triangles(a, a_materials, grid),
-            triangles(b, b_materials, grid),
-        ) {
-            (Some(mut ta), Some(mut tb)) => {
-                settle([&mut ta, &mut tb]);
-                same_triangles(a, &ta, b, &tb)
-            }
-            _ => false,
-        }
-    })
+    same_skinned((a, a_materials, None), (b, b_materials, None))
 }
 
-fn same_triangles(a: &Mesh, ta: &[Triangle<'_>], b: &Mesh, tb: &[Triangle<'_>]) -> bool {
+/// A mesh, its scene's materials and, for a skinned mesh, the node of each joint of its skin (the
+/// same numbering for both meshes compared).
+pub(crate) type Side<'a> = (&'a Mesh, &'a [Material], Option<&'a [usize]>);
+
+/// [`same_shape`], and where both sides name their joints' nodes, every corner moved by the same
+/// nodes with the same weights (within what a byte weight holds).
+pub(crate) fn same_skinned(a: Side<'_>, b: Side<'_>) -> bool {
+    let ((a, a_materials, a_nodes), (b, b_materials, b_nodes)) = (a, b);
+    let (pa, pb) = points(&a.vertices.positions, &b.vertices.positions);
+    match (
+        triangles(a, &pa, a_materials),
+        triangles(b, &pb, b_materials),
+    ) {
+        (Some(mut ta), Some(mut tb)) => {
+            settle([&mut ta, &mut tb]);
+            let skins = a_nodes
+                .zip(b_nodes)
+                .and_then(|(x, y)| Some([influences(a, x)?, influences(b, y)?]));
+            same_triangles(a, &ta, b, &tb, skins.as_ref())
+        }
+        _ => false,
+    }
+}
+
+/// Weights below this move nothing that shows (a byte weight is 1/255).
+const WEIGHT_FLOOR: f32 = 0.002;
+/// Weights within this are the same: two byte steps (a tool renormalises them).
+const WEIGHT_TOLERANCE: f32 = 2.0 / 255.0;
+
+/// A vertex's joints as nodes (`usize::MAX`: none) and their weights, by node.
+type Influence = [(usize, f32); 4];
+
+/// Each vertex's joints as nodes (`usize::MAX`: none) with their weights, by node; `None` without
+/// joints or weights.
+fn influences(mesh: &Mesh, nodes: &[usize]) -> Option<Vec<Influence>> {
+    let v = &mesh.vertices;
+    let (joints, weights) = (v.joints.as_ref()?, v.weights.as_ref()?);
+    Some(
+        joints
+            .iter()
+            .zip(weights)
+            .map(|(j, w)| {
+                let mut out = [(usize::MAX, 0.0); 4];
+                for (o, (&j, &w)) in out.iter_mut().zip(j.iter().zip(w)) {
+                    if w > WEIGHT_FLOOR {
+                        *o = (
+                            nodes.get(usize::from(j)).copied().unwrap_or(usize::MAX - 1),
+                            w,
+                        );
+                    }
+                }
+                // The same node twice is one influence.
+                out.sort_unstable_by_key(|x| x.0);
+                for k in 1..4 {
+                    if out[k].0 == out[k - 1].0 && out[k].0 != usize::MAX {
+                        out[k].1 += std::mem::take(&mut out[k - 1].1);
+                        out[k - 1].0 = usize::MAX;
+                    }
+                }
+                out.sort_unstable_by_key(|x| x.0);
+                out
+            })
+            .collect(),
+    )
+}
+
+/// The same nodes with the same weights (a node one side lacks weighs nothing there).
+fn same_influences(a: &[(usize, f32); 4], b: &[(usize, f32); 4]) -> bool {
+    let weight =
+        |s: &[(usize, f32); 4], n: usize| s.iter().filter(|x| x.0 == n).map(|x| x.1).sum::<f32>();
+    a.iter()
+        .chain(b)
+        .filter(|x| x.0 != usize::MAX)
+        .all(|x| (weight(a, x.0) - weight(b, x.0)).abs() <= WEIGHT_TOLERANCE)
+}
+
+fn same_triangles(
+    a: &Mesh,
+    ta: &[Triangle<'_>],
+    b: &Mesh,
+    tb: &[Triangle<'_>],
+    skins: Option<&[Vec<Influence>; 2]>,
+) -> bool {
     if ta.len() != tb.len() {
         return false;
     }
@@ -200,7 +286,11 @@ fn same_triangles(a: &Mesh, ta: &[Triangle<'_>], b: &Mesh, tb: &[Triangle<'_>]) 
                         || p.normalize().dot(q.normalize()) >= NORMAL_COS;
                     turned += usize::from(!same);
                 }
-                uv_same
+                let skin_same = skins.is_none_or(|[sa, sb]| match (sa.get(i), sb.get(j)) {
+                    (Some(x), Some(y)) => same_influences(x, y),
+                    _ => false,
+                });
+                uv_same && skin_same
             })
     });
     same && turned <= (ta.len() * 3).div_ceil(1000)
@@ -270,10 +360,16 @@ mod tests {
             ..Default::default()
         }];
         assert!(same_shape(&a, &am, &b, &bm));
-        // Float noise below the grid on every position.
+        // Float noise below the weld on every position.
         let mut noisy = a.clone();
         noisy.vertices.positions[2] = [1.000_01, 0.999_99, 0.0];
         assert!(same_shape(&a, &am, &noisy, &am));
+        // Noise either side of a line of a 1e-4 grid (a skinned mesh taken through its bind
+        // matrices): still one point.
+        let (mut left, mut right) = (a.clone(), a.clone());
+        left.vertices.positions[2] = [1.000_049_8, 1.0, 0.0];
+        right.vertices.positions[2] = [1.000_050_2, 1.0, 0.0];
+        assert!(same_shape(&left, &am, &right, &am));
     }
 
     #[test]

@@ -6,10 +6,14 @@
 
 use super::{Channel, Property, Scene};
 use glam::Mat4;
+use std::borrow::Cow;
 
 /// Values within this, relative to their size, are the same (a tool's float noise: Blender's
 /// bone space conversions, f32 matrix products).
 const TOLERANCE: f32 = 1e-3;
+
+/// Farther than this from the origin (scene units), a node is junk no tool keeps.
+const FAR: f32 = 1e6;
 
 fn near(a: f32, b: f32) -> bool {
     (a - b).abs() <= TOLERANCE * (1.0 + a.abs().max(b.abs()))
@@ -33,11 +37,12 @@ fn same_matrix(a: Mat4, b: Mat4) -> bool {
 /// `None` when `edited` shows what `was` shows; else the first difference found, for a note.
 /// Clips are compared too unless `with_clips` is false (an actor's clips come from its motions).
 pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<String> {
-    // Each node of `was` and the edited node of its name.
+    // Each node of `was` and the edited node that is it.
+    let matched = super::match_nodes(&was.nodes, &edited.nodes);
     let mut taken = vec![false; edited.nodes.len()];
     let mut of = vec![usize::MAX; was.nodes.len()];
-    for (i, n) in was.nodes.iter().enumerate() {
-        let Some(j) = super::find_named(&edited.nodes, &taken, &n.name, |x| &x.name) else {
+    for ((i, n), j) in was.nodes.iter().enumerate().zip(matched) {
+        let Some(j) = j else {
             // Blender's default export leaves cameras and lights out.
             if n.camera.is_some() || n.light.is_some() {
                 continue;
@@ -64,17 +69,33 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
             }
         }
     }
+    // Nodes out where f32 steps are whole units (junk in real files: a bone 60 million units
+    // away); a tool's float maths does not carry them, so they are not compared.
+    let far: Vec<bool> = (0..was.nodes.len())
+        .map(|i| was.world_matrix(i).w_axis.truncate().length() > FAR)
+        .collect();
     for (i, n) in was.nodes.iter().enumerate() {
         let j = of[i];
         let Some(e) = edited.nodes.get(j) else {
             continue;
         };
         // A skinned mesh's own node does not place it; a joint's rest is its bind pose in
-        // Blender (compared below).
-        if n.skin.is_none()
-            && !joints[i]
-            && !same_matrix(was.world_matrix(i), edited.world_matrix(j))
-        {
+        // Blender (its skinned meshes compared below). A node under a joint keeps its place and
+        // turn on its parent, not its scale (Blender's bones hold none).
+        let under_joint = std::iter::successors(n.parent, |&p| was.nodes.get(p)?.parent)
+            .take(was.nodes.len())
+            .any(|p| joints.get(p).copied().unwrap_or(false));
+        let placed = if under_joint {
+            near_all(&n.translation.to_array(), &e.translation.to_array())
+                && same_value(
+                    Property::Rotation,
+                    &n.rotation.to_array(),
+                    &e.rotation.to_array(),
+                )
+        } else {
+            same_matrix(was.world_matrix(i), edited.world_matrix(j))
+        };
+        if n.skin.is_none() && !joints[i] && !placed && !far[i] {
             return Some(format!("node {:?} moved", n.name));
         }
         match (n.mesh, e.mesh) {
@@ -83,34 +104,34 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
                 let (Some(a), Some(b)) = (was.meshes.get(a), edited.meshes.get(b)) else {
                     return Some(format!("node {:?} lost its mesh", n.name));
                 };
-                let space = skin_space(was, n.skin, edited, e.skin);
-                let b = &in_space(b, space);
-                if !super::same_shape(b, &edited.materials, a, &was.materials) {
+                // Both as the edited skeleton shows them at rest.
+                let at = |j: usize| Some(edited.world_matrix(*edited.nodes.get(j).map(|_| &j)?));
+                let was_at = |i: usize| of.get(i).and_then(|&j| at(j));
+                let was_skin = n.skin.and_then(|k| was.skins.get(k));
+                let edited_skin = e.skin.and_then(|k| edited.skins.get(k));
+                let (Some(a), Some(b)) = (posed(was_skin, was_at, a), posed(edited_skin, at, b))
+                else {
+                    return Some(format!("the skin of node {:?} has other joints", n.name));
+                };
+                // Joints as edited nodes: the same numbering on both sides.
+                let a_nodes: Option<Vec<usize>> = was_skin.map(|k| {
+                    k.joints
+                        .iter()
+                        .map(|&i| of.get(i).copied().unwrap_or(usize::MAX))
+                        .collect()
+                });
+                let b_nodes = edited_skin.map(|k| &k.joints[..]);
+                if !super::same::same_skinned(
+                    (&b, &edited.materials, b_nodes),
+                    (&a, &was.materials, a_nodes.as_deref()),
+                ) {
                     return Some(format!("the mesh of node {:?} changed", n.name));
                 }
             }
             _ => return Some(format!("node {:?} gained or lost a mesh", n.name)),
         }
-        match (n.skin, e.skin) {
-            (None, None) => {}
-            (Some(a), Some(b)) => {
-                let (Some(a), Some(b)) = (was.skins.get(a), edited.skins.get(b)) else {
-                    return Some(format!("node {:?} lost its skin", n.name));
-                };
-                // Vertex joint indices point into the list: the same joints in the same order.
-                let same = a.joints.len() == b.joints.len()
-                    && a.joints
-                        .iter()
-                        .zip(&b.joints)
-                        .all(|(&x, &y)| of.get(x) == Some(&y));
-                if !same {
-                    return Some(format!("the skin of node {:?} has other joints", n.name));
-                }
-                if !same_binds(&a.inverse_bind, &b.inverse_bind) {
-                    return Some(format!("the skin of node {:?} binds otherwise", n.name));
-                }
-            }
-            _ => return Some(format!("node {:?} gained or lost a skin", n.name)),
+        if n.skin.is_some() != e.skin.is_some() {
+            return Some(format!("node {:?} gained or lost a skin", n.name));
         }
     }
     if edited.meshes.len() > was.meshes.len() {
@@ -144,9 +165,20 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
                     .iter()
                     .find(|s| s.node == i && s.property == c.property)
             });
+            if at.is_some_and(|i| far.get(i).copied().unwrap_or(false)) {
+                continue;
+            }
             let ok = match (stored, at.and_then(|i| was.nodes.get(i))) {
                 (Some(s), _) => traces(c, s),
-                (None, Some(n)) => held_at(c, &rest(n, c.property)),
+                // A track the original lacks holds its node still: at its rest, or (Blender
+                // keys every bone of an action) at the rest the tool gave it.
+                (None, Some(n)) => {
+                    held_at(c, &rest(n, c.property))
+                        || edited
+                            .nodes
+                            .get(c.node)
+                            .is_some_and(|e| held_at(c, &rest(e, c.property)))
+                }
                 (None, None) => false,
             };
             if !ok {
@@ -159,7 +191,12 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
         }
         // A stored channel the tool left out must have held its node at rest.
         for s in &a.channels {
-            let Some(&j) = of.get(s.node) else { continue };
+            let Some(&j) = of
+                .get(s.node)
+                .filter(|_| !far.get(s.node).copied().unwrap_or(true))
+            else {
+                continue;
+            };
             let kept = b
                 .channels
                 .iter()
@@ -176,52 +213,42 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
     None
 }
 
-/// The matrix that takes a skinned mesh of `edited` into the space of its skin in `was` (a tool
-/// may bind in another space, see [`same_binds`]), from the first joint's inverse bind matrices.
-fn skin_space(was: &Scene, a: Option<usize>, edited: &Scene, b: Option<usize>) -> Mat4 {
-    let first = |s: &Scene, k: Option<usize>| {
-        k.and_then(|k| s.skins.get(k))
-            .and_then(|k| k.inverse_bind.first())
-            .map(Mat4::from_cols_array)
+/// `mesh`, skinned by `skin` (inverse binds and joints), as it shows with each joint at `pose`,
+/// the joint's place in the edited scene (`None`: the joint is gone). A tool may rebind a skin:
+/// Blender binds at the rest pose without the joints' scale and skins the vertices there, so the
+/// original's mesh is compared as the edited skeleton shows it. A mesh without a skin is itself.
+fn posed<'m>(
+    skin: Option<&super::Skin>,
+    pose: impl Fn(usize) -> Option<Mat4>,
+    mesh: &'m super::Mesh,
+) -> Option<Cow<'m, super::Mesh>> {
+    let v = &mesh.vertices;
+    let (Some(skin), Some(joints), Some(weights)) = (skin, &v.joints, &v.weights) else {
+        return Some(Cow::Borrowed(mesh));
     };
-    match (first(was, a), first(edited, b)) {
-        (Some(x), Some(y)) => x.inverse() * y,
-        _ => Mat4::IDENTITY,
-    }
-}
-
-/// `mesh` with its positions and normals taken through `m` (itself when `m` is the identity).
-fn in_space(mesh: &super::Mesh, m: Mat4) -> std::borrow::Cow<'_, super::Mesh> {
-    if same_matrix(m, Mat4::IDENTITY) {
-        return std::borrow::Cow::Borrowed(mesh);
-    }
+    let bind = skin
+        .joints
+        .iter()
+        .zip(&skin.inverse_bind)
+        .map(|(&j, ib)| Some(pose(j)? * Mat4::from_cols_array(ib)))
+        .collect::<Option<Vec<Mat4>>>()?;
     let mut out = mesh.clone();
-    for p in &mut out.vertices.positions {
+    let mut normals = out.vertices.normals.take();
+    for (i, p) in out.vertices.positions.iter_mut().enumerate() {
+        let (Some(j), Some(w)) = (joints.get(i), weights.get(i)) else {
+            continue;
+        };
+        let mut m = Mat4::ZERO;
+        for (&j, &w) in j.iter().zip(w).filter(|(_, &w)| w != 0.0) {
+            m += *bind.get(usize::from(j))? * w;
+        }
         *p = m.transform_point3((*p).into()).into();
-    }
-    if let Some(normals) = &mut out.vertices.normals {
-        for n in normals {
+        if let Some(n) = normals.as_mut().and_then(|n| n.get_mut(i)) {
             *n = m.transform_vector3((*n).into()).normalize_or_zero().into();
         }
     }
-    std::borrow::Cow::Owned(out)
-}
-
-/// The same bind poses, seen from the first joint: a tool may move the whole skeleton's space
-/// (Blender binds in the armature's space, which takes in the root's turn), which multiplies every
-/// inverse bind matrix by one matrix on the right.
-fn same_binds(a: &[[f32; 16]], b: &[[f32; 16]]) -> bool {
-    let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
-        return a.len() == b.len();
-    };
-    let (ia, ib) = (
-        Mat4::from_cols_array(a0).inverse(),
-        Mat4::from_cols_array(b0).inverse(),
-    );
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| same_matrix(Mat4::from_cols_array(x) * ia, Mat4::from_cols_array(y) * ib))
+    out.vertices.normals = normals;
+    Some(Cow::Owned(out))
 }
 
 /// A node's rest value of `property` (empty for weights).
@@ -243,8 +270,8 @@ fn held_at(c: &Channel, value: &[f32]) -> bool {
             .all(|v| same_value(c.property, v, value))
 }
 
-/// Every key of `c` lies on the curve of `stored`, and `c` spans the same time (to a frame at 24
-/// per second) unless `stored` holds still.
+/// Every key of `c` lies on the curve of `stored` (held at its ends), and `c` spans at least the
+/// same time (to a frame at 24 per second) unless `stored` holds still.
 pub(crate) fn traces(c: &Channel, stored: &Channel) -> bool {
     let w = c.width();
     if w != stored.width() {
@@ -255,7 +282,8 @@ pub(crate) fn traces(c: &Channel, stored: &Channel) -> bool {
     let span = |x: &Channel| {
         x.times.last().copied().unwrap_or(0.0) - x.times.first().copied().unwrap_or(0.0)
     };
-    (still || (span(c) - span(stored)).abs() <= 0.05)
+    // A tool samples every track over its whole clip: a longer span holds the last key.
+    (still || span(c) >= span(stored) - 0.05)
         && c.times.iter().zip(c.values.chunks_exact(w)).all(|(&t, v)| {
             stored
                 .value_at(t)
@@ -310,6 +338,103 @@ mod tests {
         assert_eq!(
             difference(&edited, &was, true).as_deref(),
             Some("node \"bone\" moved")
+        );
+    }
+
+    /// A root, two bones and a triangle skinned to them, bound away from the bones' rest; the
+    /// bones' rest (and their scale) as `rest`.
+    fn skinned(first: Mat4, bind: [Mat4; 2], positions: Vec<[f32; 3]>) -> Scene {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("root"));
+        let (scale, rotation, translation) = first.to_scale_rotation_translation();
+        let mut a = Node::new("bone");
+        (a.parent, a.scale, a.rotation, a.translation) = (Some(0), scale, rotation, translation);
+        s.nodes.push(a);
+        let mut b = Node::new("tip");
+        (b.parent, b.translation) = (Some(1), glam::Vec3::Y);
+        s.nodes.push(b);
+        let mut m = Node::new("body");
+        (m.parent, m.mesh, m.skin) = (Some(0), Some(0), Some(0));
+        s.nodes.push(m);
+        s.skins.push(crate::model::Skin {
+            name: "skin".into(),
+            joints: vec![1, 2],
+            inverse_bind: bind.map(|b| b.inverse().to_cols_array()).to_vec(),
+        });
+        s.meshes.push(crate::model::Mesh {
+            vertices: crate::model::Vertices {
+                positions,
+                joints: Some(vec![[0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0]]),
+                weights: Some(vec![
+                    [1.0, 0.0, 0.0, 0.0],
+                    [0.5, 0.5, 0.0, 0.0],
+                    [1.0, 0.0, 0.0, 0.0],
+                ]),
+                ..Default::default()
+            },
+            primitives: vec![crate::model::Primitive {
+                indices: vec![0, 1, 2],
+                material: None,
+            }],
+            ..Default::default()
+        });
+        s
+    }
+
+    #[test]
+    fn a_skin_rebound_at_rest_is_unchanged() {
+        use glam::{Quat, Vec3};
+        // The original: a bone at rest scaled 2 and turned, bound elsewhere.
+        let rest = Mat4::from_scale_rotation_translation(
+            Vec3::splat(2.0),
+            Quat::from_rotation_z(0.3),
+            Vec3::new(0.0, 1.0, 0.0),
+        );
+        let bind = [
+            Mat4::from_translation(Vec3::new(0.0, 0.5, 0.0)),
+            Mat4::from_translation(Vec3::new(0.0, 1.5, 0.0)),
+        ];
+        let positions = vec![[0.0, 0.5, 0.0], [1.0, 1.0, 0.0], [0.0, 1.5, 0.2]];
+        let was = skinned(rest, bind, positions.clone());
+        // Blender: the bone's rest without its scale, bound there, each vertex skinned into it.
+        let (_, r, t) = rest.to_scale_rotation_translation();
+        let mut edited = skinned(
+            Mat4::from_rotation_translation(r, t),
+            [Mat4::IDENTITY; 2],
+            vec![],
+        );
+        let worlds = [edited.world_matrix(1), edited.world_matrix(2)];
+        edited.skins[0].inverse_bind = worlds.map(|w| w.inverse().to_cols_array()).to_vec();
+        let ib = bind.map(|b| b.inverse());
+        let v = &was.meshes[0].vertices;
+        edited.meshes[0].vertices.positions = positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let (j, w) = (
+                    v.joints.as_ref().unwrap()[i],
+                    v.weights.as_ref().unwrap()[i],
+                );
+                let m = (0..2).fold(Mat4::ZERO, |m, k| {
+                    m + worlds[usize::from(j[k])] * ib[usize::from(j[k])] * w[k]
+                });
+                m.transform_point3(Vec3::from(*p)).into()
+            })
+            .collect();
+        assert_eq!(difference(&edited, &was, true), None);
+        // A weight moved from one bone to the other is an edit, though the rest shows the same.
+        let mut reweighted = edited.clone();
+        reweighted.meshes[0].vertices.weights.as_mut().unwrap()[1] = [0.8, 0.2, 0.0, 0.0];
+        assert_eq!(
+            difference(&reweighted, &was, true).as_deref(),
+            Some("the mesh of node \"body\" changed")
+        );
+        // A vertex moved.
+        let mut moved = edited.clone();
+        moved.meshes[0].vertices.positions[2][0] += 0.1;
+        assert_eq!(
+            difference(&moved, &was, true).as_deref(),
+            Some("the mesh of node \"body\" changed")
         );
     }
 }
