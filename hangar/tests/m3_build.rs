@@ -535,6 +535,73 @@ fn more_than_four_weights_keep_the_strongest_four_renormalised() {
     }
 }
 
+/// A skinned model as Blender exports it: an armature node with a chain of two bones up glTF's
+/// +Y, a column 2 units tall bound at rest (no inverse binds: identity). The M3 stores its
+/// vertices standing up +Z (not lying on their back as glTF's +Y would leave them), and read back
+/// the model still stands 2 units tall up glTF's +Y at rest.
+#[test]
+fn a_skinned_blender_model_stands_up_in_the_m3() {
+    let column = [[0.0, 0.0, 0.0], [0.2, 0.0, 0.0], [0.0, 2.0, 0.0]];
+    let joints = u16s(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]);
+    let weights = f32s(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    let vec4 = |ct: u32| serde_json::json!({"componentType": ct, "count": 3, "type": "VEC4"});
+    let text = tiny_gltf(
+        &[
+            positions(&column),
+            (joints, vec4(5123)),
+            (weights, vec4(5126)),
+        ],
+        serde_json::json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [
+                {"name": "walker", "children": [1, 3]},
+                {"name": "hip", "children": [2]},
+                {"name": "spine", "translation": [0.0, 1.0, 0.0]},
+                {"name": "body", "mesh": 0, "skin": 0}
+            ],
+            "skins": [{"joints": [1, 2]}],
+            "meshes": [{"primitives": [{"attributes":
+                {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}}]}],
+        }),
+    );
+    let imported = common::import(text.as_bytes(), Path::new("walker.gltf")).unwrap();
+    let (bytes, _) = build::build(&imported.scene, &build::Options::default()).unwrap();
+    write_m3_checked(&m3_out("skinned"), "walker.m3", &bytes);
+    let back = reread(&bytes);
+    // The stored (bind space) vertices: the top one 2 up M3's +Z.
+    let stored = &back.meshes[0].vertices.positions;
+    let top = stored
+        .iter()
+        .copied()
+        .fold([0f32; 3], |m, p| if p[2] > m[2] { p } else { m });
+    assert!(
+        (top[2] - 2.0).abs() < 1e-5 && top[1].abs() < 1e-5,
+        "{stored:?}"
+    );
+    // At rest, through the skin, where the glTF shows it (the top vertex rides on the spine,
+    // 1 up: 3 up glTF's +Y).
+    let at_rest = |scene: &hangar::model::Scene| -> Vec<glam::Vec3> {
+        let skin = &scene.skins[0];
+        let v = &scene.meshes[0].vertices;
+        v.positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let j = v.joints.as_ref().unwrap()[i][0] as usize;
+                let m = scene.world_matrix(skin.joints[j])
+                    * glam::Mat4::from_cols_array(&skin.inverse_bind[j]);
+                m.transform_point3(glam::Vec3::from(*p))
+            })
+            .collect()
+    };
+    let (was, now) = (at_rest(&imported.scene), at_rest(&back));
+    assert!((now[2].y - 3.0).abs() < 1e-4, "{now:?}");
+    for (a, b) in was.iter().zip(&now) {
+        assert!(a.distance(*b) < 1e-4, "{was:?} {now:?}");
+    }
+}
+
 /// Lines and points are skipped with a warning that names the primitive; a triangle strip and a
 /// fan become triangle lists.
 #[test]

@@ -379,9 +379,35 @@ fn finite(scene: &Scene) -> Result<()> {
     Ok(())
 }
 
+/// glTF's +Y up turned to M3's +Z up.
+fn to_m3() -> Mat4 {
+    Mat4::from_rotation_x(std::f32::consts::FRAC_PI_2)
+}
+
+/// Where a skin's vertices are stored, in M3 space: the world of the node above its top joint
+/// (glTF binds in the skeleton's parent space: Blender's armature, or the root hangar's M3 reader
+/// adds, which turns back to the identity). Vertices are stored through it and the inverse bind
+/// matrices take it out again, so the stored mesh stands as it does at rest (+Z up), not lying as
+/// glTF's +Y up would leave it.
+fn bind_space(scene: &Scene, skin: &crate::model::Skin, world: &[Mat4]) -> Mat4 {
+    let above = skin.joints.iter().find_map(|&j| {
+        let p = scene.nodes.get(j)?.parent;
+        p.is_none_or(|p| !skin.joints.contains(&p)).then_some(p)
+    });
+    let m = above
+        .flatten()
+        .and_then(|p| world.get(p).copied())
+        .unwrap_or_else(to_m3);
+    if m.is_finite() && m.determinant().abs() > 1e-12 {
+        m
+    } else {
+        to_m3()
+    }
+}
+
 /// World matrix of every node in M3 space (+Z up).
 fn world_matrices(scene: &Scene) -> Vec<Mat4> {
-    let to_m3 = Mat4::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    let to_m3 = to_m3();
     let mut out: Vec<Option<Mat4>> = vec![None; scene.nodes.len()];
     for i in 0..scene.nodes.len() {
         // Walk up to a known ancestor (depth capped by the node count: loops end at the root).
@@ -617,6 +643,7 @@ fn geometry(
         let path = format!("meshes[{mi}]");
         // Per vertex: M3-space position, normal, tangent, and up to 4 (bone, weight).
         let skin = node.skin.and_then(|s| scene.skins.get(s));
+        let space = skin.map_or(Mat4::IDENTITY, |s| bind_space(scene, s, world));
         let own_bone = bones.of_node.get(&ni).copied();
         let node_world = world.get(ni).copied().unwrap_or(Mat4::IDENTITY);
         let mut pos = Vec::with_capacity(n);
@@ -650,6 +677,8 @@ fn geometry(
                 .and_then(|t| t.get(k).copied())
                 .unwrap_or([0.0; 4]);
             let mut inf = [(0usize, 0.0f32); 4];
+            // Whether the stored place bounds the model (a skinned vertex is bounded at rest).
+            let mut bound = true;
             let m = match (skin, &v.joints, &v.weights) {
                 (Some(s), Some(js), Some(ws)) => {
                     let j = js.get(k).copied().unwrap_or([0; 4]);
@@ -684,13 +713,14 @@ fn geometry(
                         if (sum - 1.0).abs() > 0.01 {
                             reweighted += 1;
                         }
-                        // Stored in bind space (the bones' IREF are the inverse bind matrices);
-                        // the rest pose only places the bounds.
+                        // Stored in bind space turned to M3's (the bones' IREF are the inverse
+                        // bind matrices out of it); the rest pose only places the bounds.
                         let rest = m * (1.0 / sum);
                         if rest.is_finite() {
                             bounds.add(rest.transform_point3(p));
                         }
-                        Mat4::IDENTITY
+                        bound = false;
+                        space
                     } else {
                         // No weight: bound to the mesh node's own bone or the first bone.
                         inf[0] = (own_bone.unwrap_or(0), 1.0);
@@ -712,10 +742,7 @@ fn geometry(
             pos.push(p);
             nor.push((nrm, if t4[3] < 0.0 { -1.0 } else { 1.0 }));
             tan.push(t);
-            if inf.iter().filter(|x| x.1 > 0.0).count() == 0
-                || m != Mat4::IDENTITY
-                || skin.is_none()
-            {
+            if bound {
                 bounds.add(p);
             }
             infl.push(inf);
@@ -1434,10 +1461,12 @@ fn bone_entries(
         e.insert("scale".into(), scl);
         e.insert("visibility".into(), vis);
         entries.push(Value::Object(e));
-        // A joint keeps its inverse bind matrix (vertices are stored in bind space).
+        // A joint keeps its inverse bind matrix, out of the space its skin's vertices are stored
+        // in (see bind_space).
         let ibm = scene.skins.iter().find_map(|s| {
             let k = s.joints.iter().position(|&j| j == ni)?;
-            s.inverse_bind.get(k).map(Mat4::from_cols_array)
+            let ib = Mat4::from_cols_array(s.inverse_bind.get(k)?);
+            Some(ib * bind_space(scene, s, world).inverse())
         });
         let inv = ibm.unwrap_or_else(|| bw.inverse());
         let inv = if inv.is_finite() { inv } else { Mat4::IDENTITY };
@@ -1509,7 +1538,7 @@ fn sequences(
             let parent_node = scene.nodes.get(c.node).and_then(|n| n.parent);
             let pw = parent_node
                 .and_then(|p| world.get(p).copied())
-                .unwrap_or(Mat4::from_rotation_x(std::f32::consts::FRAC_PI_2));
+                .unwrap_or_else(to_m3);
             let fix = bones.parent_world(b, world).inverse() * pw;
             let (_, fix_r, _) = fix.to_scale_rotation_translation();
             let mut frames = Vec::new();
