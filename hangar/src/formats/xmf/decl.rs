@@ -183,11 +183,34 @@ impl DeclType {
         mut f: impl FnMut([f32; 4]) -> T,
     ) -> Vec<T> {
         use DeclType::*;
-        let size = self.size();
-        let mut run = |t: DeclType| -> Vec<T> {
+        // One loop per value size: each reads a fixed-size array (no bounds checks inside).
+        fn gather<const N: usize, T>(
+            t: DeclType,
+            data: &[u8],
+            stride: usize,
+            offset: usize,
+            count: usize,
+            f: impl FnMut([f32; 4]) -> T,
+        ) -> Vec<T> {
             (0..count)
-                .map(|v| f(t.decode(&data[v * stride + offset..v * stride + offset + size])))
+                .map(|v| {
+                    let at = v * stride + offset;
+                    let b: [u8; N] = data
+                        .get(at..at + N)
+                        .and_then(|b| b.try_into().ok())
+                        .unwrap_or([0; N]);
+                    t.decode(&b)
+                })
+                .map(f)
                 .collect()
+        }
+        let mut run = |t: DeclType| -> Vec<T> {
+            match t.size() {
+                4 => gather::<4, T>(t, data, stride, offset, count, &mut f),
+                8 => gather::<8, T>(t, data, stride, offset, count, &mut f),
+                12 => gather::<12, T>(t, data, stride, offset, count, &mut f),
+                _ => gather::<16, T>(t, data, stride, offset, count, &mut f),
+            }
         };
         match self {
             Float1 => run(Float1),
