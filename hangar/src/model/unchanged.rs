@@ -105,7 +105,7 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
                     return Some(format!("node {:?} lost its mesh", n.name));
                 };
                 // Both as the edited skeleton shows them at rest.
-                let at = |j: usize| Some(edited.world_matrix(*edited.nodes.get(j).map(|_| &j)?));
+                let at = |j: usize| edited.nodes.get(j).map(|_| edited.world_matrix(j));
                 let was_at = |i: usize| of.get(i).and_then(|&j| at(j));
                 let was_skin = n.skin.and_then(|k| was.skins.get(k));
                 let edited_skin = e.skin.and_then(|k| edited.skins.get(k));
