@@ -8,9 +8,12 @@ XMF), one key of one action moved (only that state of the .ani).
 Prints one line a case and 'N passed, M failed'; exits 1 on any failure.
 usage: BPY_PYTHON gltf_roundtrip.py HANGAR CORPUS OUTDIR [models|others]
 (models: only the M3s and actors; others: all but them; CI runs the two side by side)"""
-import difflib, filecmp, glob, math, os, struct, subprocess, sys
+import filecmp, glob, math, os, subprocess, sys
 
 import bpy
+
+import checks
+from checks import ani_states, beyond_offset, changed_files, component_ani
 
 hangar, corpus, out = sys.argv[1:4]
 part = sys.argv[4] if len(sys.argv) > 4 else "all"
@@ -33,67 +36,16 @@ def blender_trip(src_glb, dst_glb, extras=False, edit=None):
     bpy.ops.export_scene.gltf(**kw)
 
 
-def files_under(d):
-    return sorted(os.path.relpath(p, d) for p in glob.glob(os.path.join(d, "**", "*"), recursive=True) if os.path.isfile(p))
-
-
-def component_files(xml):
-    """The XML, every file of its data folder and the .ani beside it, by lower-case name."""
-    d, stem = os.path.dirname(xml), os.path.splitext(os.path.basename(xml))[0].lower()
-    found = {os.path.basename(xml).lower(): xml}
-    for name in os.listdir(d):
-        p = os.path.join(d, name)
-        if name.lower() == stem + "_data" and os.path.isdir(p):
-            for rel in files_under(p):
-                found[f"{stem}_data/{rel}".lower()] = os.path.join(p, rel)
-        elif name.lower() == stem + "_data.ani":
-            found[name.lower()] = p
-    return found
-
-
-def changed_files(src_xml, dst_xml):
-    a, b = component_files(src_xml), component_files(dst_xml)
-    return sorted(k for k in a if k not in b or not filecmp.cmp(a[k], b[k], shallow=False)) + sorted(k for k in b if k not in a)
-
-
-def ani_states(path):
-    """Each state of an .ani: (part, state) -> its description and key bytes."""
-    b = open(path, "rb").read()
-    count = struct.unpack_from("<i", b, 0)[0]
-    at = 16 + 160 * count
-    states = {}
-    for i in range(count):
-        d = b[16 + 160 * i:16 + 160 * (i + 1)]
-        n = sum(struct.unpack_from("<5i", d, 128))
-        key = (d[:64].split(b"\0")[0], d[64:128].split(b"\0")[0])
-        states[key] = d + b[at:at + 128 * n]
-        at += 128 * n
-    return states
-
-
 def fcurves(action):
     if hasattr(action, "fcurves"):
         return list(action.fcurves)
     return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
 
 
-passed = failed = 0
-
-
-def report(name, problem):
-    global passed, failed
-    print(f"{'fail' if problem else 'ok'}\t{name}\t{problem}", flush=True)
-    passed, failed = (passed, failed + 1) if problem else (passed + 1, failed)
-
-
 def case(name, body):
     if part != "all" and (part == "models") != name.startswith(("m3 ", "xac ")):
         return
-    try:
-        problem = body() or ""
-    except Exception as e:  # one case's failure, reported; the others still run
-        problem = str(e).splitlines()[0] if str(e) else type(e).__name__
-    report(name, problem)
+    checks.case(name, body)
 
 
 components = sorted(glob.glob(os.path.join(corpus, "x4-components", "**", "*.xml"), recursive=True))
@@ -181,11 +133,9 @@ def moved():
         o.rotation_mode = "XYZ"
         o.rotation_euler.z += math.radians(10)
     dst = edited("moved", edit)
-    a = open(ship, encoding="utf-8").read().splitlines()
-    b = open(dst, encoding="utf-8").read().splitlines()
-    lines = [l[1:] for l in difflib.unified_diff(a, b, lineterm="", n=0) if l[:1] in "+-" and l[:3] not in ("+++", "---")]
-    if not lines or any(not l.strip().startswith(("<position", "<quaternion", "<offset", "</offset")) for l in lines):
-        return f"XML changed beyond the offset ({len(lines)} lines)"
+    problem = beyond_offset(ship, dst)
+    if problem:
+        return problem
     bad = [f for f in changed_files(ship, dst) if not f.endswith(".xml")]
     return f"other files changed: {', '.join(bad[:3])}" if bad else ""
 
@@ -217,9 +167,7 @@ def key_moved():
     bad = [f for f in changed_files(ship, dst) if not f.endswith(".ani")]
     if bad:
         return f"other files changed: {', '.join(bad[:3])}"
-    src_ani = next(p for k, p in component_files(ship).items() if k.endswith(".ani"))
-    dst_ani = next(p for k, p in component_files(dst).items() if k.endswith(".ani"))
-    a, b = ani_states(src_ani), ani_states(dst_ani)
+    a, b = ani_states(component_ani(ship)), ani_states(component_ani(dst))
     differ = [k for k in a if a[k] != b.get(k)] + [k for k in b if k not in a]
     return "" if len(differ) == 1 else f"{len(differ)} states changed, not 1 ({moved_action[0]})"
 
@@ -228,5 +176,4 @@ if ship:
     case("edit: a part moved and turned", moved)
     case("edit: a mesh scaled", scaled)
     case("edit: a key moved", key_moved)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+checks.finish()
