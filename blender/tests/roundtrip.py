@@ -104,6 +104,29 @@ def textures():
     return ""
 
 
+def edges():
+    """The edge table the library hands over is the one Blender computes itself: after the dropship's
+    import every mesh is valid as it is (validate() corrects nothing) and has as many edges as Blender
+    finds when it rebuilds them."""
+    fresh()
+    bpy.ops.import_scene.hangar(filepath=dropship)
+    meshes = [m for m in bpy.data.meshes if len(m.polygons)]
+    total = sum(len(m.edges) for m in meshes)
+    for m in meshes:
+        n = len(m.edges)
+        if m.validate(verbose=False):
+            return f"{m.name}: validate() had to correct the mesh"
+        copy = m.copy()
+        copy.update(calc_edges=True)
+        if (n, len(copy.edges)) != (len(m.edges), n):
+            return f"{m.name}: {n} edges, Blender finds {len(copy.edges)}"
+        bpy.data.meshes.remove(copy)
+    if len(meshes) != 45 or total < 200_000:
+        return f"{len(meshes)} meshes with {total} edges, expected the dropship's 45"
+    return ""
+
+
+checks.case("edges", edges)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)
 checks.case("textures", textures)

@@ -103,3 +103,20 @@ pub fn convert(
 pub fn write(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Vec<Warning>> {
     Ok(hangar::write_scene_to(scene, output, original)?.warnings)
 }
+
+/// Each mesh's edges (for an editor that stores them), the meshes side by side.
+pub fn edges(scene: &Scene) -> Vec<hangar::model::Edges> {
+    use rayon::prelude::*;
+    scene.meshes.par_iter().map(|m| m.edges()).collect()
+}
+
+/// A fingerprint of byte buffers: each one's Adler-32 (as zlib computes it) and length,
+/// `xxxxxxxx:len` joined by `/`; the buffers side by side.
+pub fn digest(buffers: &[&[u8]]) -> String {
+    use rayon::prelude::*;
+    let parts: Vec<String> = buffers
+        .par_iter()
+        .map(|b| format!("{:08x}:{}", libdeflater::adler32(b), b.len()))
+        .collect();
+    parts.join("/")
+}

@@ -88,17 +88,26 @@ fn convert(
 /// and the warnings (JSON text). With `textures`, the dict's `pictures` holds the PNG bytes of
 /// the materials' textures by the path they name.
 #[pyfunction]
-#[pyo3(signature = (path, motions=Vec::new(), textures=false))]
+#[pyo3(signature = (path, motions=Vec::new(), textures=false, edges=false))]
 fn open(
     py: Python<'_>,
     path: PathBuf,
     motions: Vec<PathBuf>,
     textures: bool,
+    edges: bool,
 ) -> PyResult<(Py<PyDict>, String)> {
-    let (scene, pictures, warnings) = py
-        .detach(|| calls::scene(&path, &motions, textures))
+    let (scene, pictures, warnings, edges) = py
+        .detach(|| -> hangar::Result<_> {
+            let (scene, pictures, warnings) = calls::scene(&path, &motions, textures)?;
+            let edges = if edges {
+                calls::edges(&scene)
+            } else {
+                Vec::new()
+            };
+            Ok((scene, pictures, warnings, edges))
+        })
         .map_err(err)?;
-    let d = scene_to_py(py, &scene)?;
+    let d = scene_to_py(py, scene, edges)?;
     let p = PyDict::new(py);
     for (k, v) in &pictures {
         p.set_item(k, pyo3::types::PyBytes::new(py, v))?;
@@ -124,6 +133,17 @@ fn write(
     json_text(&warnings)
 }
 
+/// The fingerprint of byte arrays (numpy uint8, one dimension): each one's Adler-32 and length,
+/// `xxxxxxxx:len` joined by `/`, as `zlib.adler32` gives them; computed without the GIL.
+#[pyfunction]
+fn digest(py: Python<'_>, arrays: Vec<numpy::PyReadonlyArray1<'_, u8>>) -> PyResult<String> {
+    let slices = arrays
+        .iter()
+        .map(|a| a.as_slice().map_err(err))
+        .collect::<PyResult<Vec<&[u8]>>>()?;
+    Ok(py.detach(|| calls::digest(&slices)))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
@@ -132,29 +152,44 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(write, m)?)?;
+    m.add_function(wrap_pyfunction!(digest, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
 
 // ---- scene -> Python ----
 
-/// `rows` of `N` floats as an (len, N) array.
-fn rows<'py, T: numpy::Element + Copy, const N: usize>(
+/// `rows` of `N` values as an (len, N) array (one copy of the bytes).
+fn rows<'py, T: numpy::Element + bytemuck::Pod, const N: usize>(
     py: Python<'py>,
     rows: &[[T; N]],
 ) -> PyResult<Bound<'py, PyAny>> {
-    let flat: Vec<T> = rows.iter().flatten().copied().collect();
-    Ok(PyArray1::from_vec(py, flat)
-        .reshape([rows.len(), N])?
-        .into_any())
+    Ok(
+        PyArray1::from_slice(py, bytemuck::cast_slice::<[T; N], T>(rows))
+            .reshape([rows.len(), N])?
+            .into_any(),
+    )
 }
 
-fn opt_rows<'py, T: numpy::Element + Copy, const N: usize>(
+/// `rows` of `N` values as an (len, N) array that takes over their memory.
+fn owned_rows<'py, T: numpy::Element + bytemuck::Pod, const N: usize>(
     py: Python<'py>,
-    v: &Option<Vec<[T; N]>>,
+    rows: Vec<[T; N]>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let len = rows.len();
+    // [T; N] and T share their alignment, so the cast keeps the allocation; should it ever fail,
+    // the values are copied.
+    let flat: Vec<T> = bytemuck::allocation::try_cast_vec(rows)
+        .unwrap_or_else(|(_, rows)| bytemuck::cast_slice::<[T; N], T>(&rows).to_vec());
+    Ok(PyArray1::from_vec(py, flat).reshape([len, N])?.into_any())
+}
+
+fn owned_opt_rows<'py, T: numpy::Element + bytemuck::Pod, const N: usize>(
+    py: Python<'py>,
+    v: Option<Vec<[T; N]>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     match v {
-        Some(v) => rows(py, v),
+        Some(v) => owned_rows(py, v),
         None => Ok(py.None().into_bound(py)),
     }
 }
@@ -163,7 +198,12 @@ fn extras_text(m: &Map<String, Value>) -> PyResult<String> {
     json_text(m)
 }
 
-fn scene_to_py<'py>(py: Python<'py>, s: &Scene) -> PyResult<Bound<'py, PyDict>> {
+/// `edges`: each mesh's [`hangar::model::Edges`] when asked for (else empty).
+fn scene_to_py<'py>(
+    py: Python<'py>,
+    mut s: Scene,
+    edges: Vec<hangar::model::Edges>,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", &s.name)?;
     let nodes = PyList::empty(py);
@@ -184,44 +224,54 @@ fn scene_to_py<'py>(py: Python<'py>, s: &Scene) -> PyResult<Bound<'py, PyDict>> 
     }
     d.set_item("nodes", nodes)?;
     let meshes = PyList::empty(py);
-    for m in &s.meshes {
+    // The meshes' arrays move into numpy as they are (no copy).
+    for (m, e) in std::mem::take(&mut s.meshes).into_iter().zip(
+        edges
+            .into_iter()
+            .map(Some)
+            .chain(std::iter::repeat_with(|| None)),
+    ) {
         let x = PyDict::new(py);
-        let v = &m.vertices;
+        let v = m.vertices;
+        if let Some(e) = e {
+            x.set_item("edges", owned_rows(py, e.verts)?)?;
+            x.set_item("corner_edges", PyArray1::from_vec(py, e.of_corners))?;
+        }
         x.set_item("name", &m.name)?;
-        x.set_item("positions", rows(py, &v.positions)?)?;
-        x.set_item("normals", opt_rows(py, &v.normals)?)?;
-        x.set_item("tangents", opt_rows(py, &v.tangents)?)?;
+        x.set_item("positions", owned_rows(py, v.positions)?)?;
+        x.set_item("normals", owned_opt_rows(py, v.normals)?)?;
+        x.set_item("tangents", owned_opt_rows(py, v.tangents)?)?;
         let uvs = PyList::empty(py);
-        for u in &v.uvs {
-            uvs.append(rows(py, u)?)?;
+        for u in v.uvs {
+            uvs.append(owned_rows(py, u)?)?;
         }
         x.set_item("uvs", uvs)?;
         let colors = PyList::empty(py);
-        for c in &v.colors {
-            colors.append(rows(py, c)?)?;
+        for c in v.colors {
+            colors.append(owned_rows(py, c)?)?;
         }
         x.set_item("colors", colors)?;
         let custom = PyList::empty(py);
-        for c in &v.custom {
-            custom.append((c.name.as_str(), rows(py, &c.values)?))?;
+        for c in v.custom {
+            custom.append((c.name, owned_rows(py, c.values)?))?;
         }
         x.set_item("custom", custom)?;
-        x.set_item("joints", opt_rows(py, &v.joints)?)?;
-        x.set_item("weights", opt_rows(py, &v.weights)?)?;
+        x.set_item("joints", owned_opt_rows(py, v.joints)?)?;
+        x.set_item("weights", owned_opt_rows(py, v.weights)?)?;
         let prims = PyList::empty(py);
-        for p in &m.primitives {
+        for p in m.primitives {
             let q = PyDict::new(py);
-            q.set_item("indices", PyArray1::from_slice(py, &p.indices))?;
+            q.set_item("indices", PyArray1::from_vec(py, p.indices))?;
             q.set_item("material", p.material)?;
             prims.append(q)?;
         }
         x.set_item("primitives", prims)?;
         let targets = PyList::empty(py);
-        for t in &m.morph_targets {
+        for t in m.morph_targets {
             let q = PyDict::new(py);
             q.set_item("name", &t.name)?;
-            q.set_item("positions", rows(py, &t.positions)?)?;
-            q.set_item("normals", opt_rows(py, &t.normals)?)?;
+            q.set_item("positions", owned_rows(py, t.positions)?)?;
+            q.set_item("normals", owned_opt_rows(py, t.normals)?)?;
             targets.append(q)?;
         }
         x.set_item("morph_targets", targets)?;

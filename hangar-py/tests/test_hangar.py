@@ -90,6 +90,31 @@ def test_component_scene_keeps_what_the_game_needs():
     assert ramp.extras["x4"]["connection"] == "Connection02"
 
 
+def test_edges_join_each_corner_to_the_next_once():
+    s = hangar.open(corpus("x4/DeadAirRT__part_main-lod0.xmf"), edges=True)
+    m = s.meshes[0]
+    tri = m.indices.reshape(-1, 3)
+    nxt = np.roll(tri, -1, axis=1)
+    want = np.sort(np.stack([tri.ravel(), nxt.ravel()], 1), axis=1)
+    assert m.edges.dtype == np.uint32 and m.corner_edges.shape == (tri.size,)
+    assert (m.edges[m.corner_edges] == want).all()
+    # Each vertex pair once: as many edges as distinct sides.
+    assert len(m.edges) == len(np.unique(want, axis=0)) == len(np.unique(m.edges, axis=0))
+    assert hangar.open(corpus("x4/DeadAirRT__part_main-lod0.xmf")).meshes[0].edges is None
+
+
+def test_digest_is_zlib_adler32_and_length_of_each_array():
+    import zlib
+    a = np.arange(100_003, dtype=np.float32).reshape(-1, 1)
+    b = np.array([[1, 2], [3, 4]], np.int32)[:, ::-1]  # not contiguous: hashed in C order
+    want = "/".join(f"{zlib.adler32(np.ascontiguousarray(x).tobytes()):08x}:{x.nbytes}" for x in (a, b))
+    assert hangar.digest(a, b) == want
+    assert hangar.digest(np.zeros(0, np.uint8)) == "00000001:0"
+    b2 = b.copy()
+    b2[1, 1] = 5
+    assert hangar.digest(a, b2) != want
+
+
 def test_write_round_trip_of_an_xmf(tmp_path):
     src = corpus("x4/DeadAirRT__part_main-lod0.xmf")
     s = hangar.open(src)

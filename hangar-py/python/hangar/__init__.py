@@ -115,6 +115,10 @@ class Mesh:
     morph_targets: list = field(default_factory=list)
     custom: list = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    # With open(..., edges=True): each edge's two vertices (E, 2) uint32, and for each of
+    # ``indices`` (whole triangles) the edge from its vertex to the next corner's (uint32).
+    edges: Optional[np.ndarray] = None
+    corner_edges: Optional[np.ndarray] = None
 
     @property
     def indices(self) -> np.ndarray:
@@ -246,16 +250,25 @@ def _scene(d: dict, warnings: list, source: str) -> Scene:
     )
 
 
-def open(path: str | PathLike[str], *, motions: list = [], textures: bool = False) -> Scene:
+def open(path: str | PathLike[str], *, motions: list = [], textures: bool = False, edges: bool = False) -> Scene:
     """The neutral scene of a model file (XMF, M3, XAC, component XML, glTF, ...): nodes, meshes with
     numpy arrays (positions float32 (N, 3), normals, tangents (N, 4), uvs and colors lists, indices
     uint32 per primitive, joints uint16 (N, 4), weights float32 (N, 4)), materials, skins, animations.
     ``motions``: animation files whose clips are added (an M3's .m3a, an XAC actor's .xsm / .xpm).
     ``textures``: find the materials' textures as a conversion does (beside the model, an X4 game's
     material library) and decode them: each material names its textures by path (``base_color``,
-    ``normal``, ``emissive``) and ``Scene.pictures`` holds their PNG bytes by that path."""
-    d, w = _native.open(fspath(path), [fspath(m) for m in motions], textures)
+    ``normal``, ``emissive``) and ``Scene.pictures`` holds their PNG bytes by that path.
+    ``edges``: each mesh's ``edges`` and ``corner_edges`` too (an editor's edge table, as Blender keeps
+    one), computed in the library side by side."""
+    d, w = _native.open(fspath(path), [fspath(m) for m in motions], textures, edges)
     return _scene(d, json.loads(w), fspath(path))
+
+
+def digest(*arrays) -> str:
+    """A fingerprint of numpy arrays (any dtype and shape, read as their bytes in C order): each one's
+    Adler-32 and byte length, ``xxxxxxxx:len`` joined by ``/`` (``zlib.adler32`` values), computed in the
+    library side by side. Any change of a value or a length changes it."""
+    return _native.digest([np.ascontiguousarray(a).ravel().view(np.uint8) for a in arrays])
 
 
 def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike[str] | None = None) -> list[str]:

@@ -351,6 +351,73 @@ impl Mesh {
     pub fn triangle_count(&self) -> usize {
         self.primitives.iter().map(|p| p.indices.len() / 3).sum()
     }
+
+    /// The corners of all primitives one after the other, cut to whole triangles.
+    pub fn corners(&self) -> impl Iterator<Item = u32> + '_ {
+        let whole = self
+            .primitives
+            .iter()
+            .map(|p| p.indices.len())
+            .sum::<usize>()
+            / 3
+            * 3;
+        self.primitives
+            .iter()
+            .flat_map(|p| p.indices.iter().copied())
+            .take(whole)
+    }
+
+    /// The mesh's edges as an editor that stores them (Blender) needs: each vertex pair a triangle
+    /// side joins, once, and for each corner of [`Mesh::corners`] the edge from its vertex to the
+    /// next corner's in the triangle. Bucketed by the lower vertex, so linear in the corners.
+    pub fn edges(&self) -> Edges {
+        let corners: Vec<u32> = self.corners().collect();
+        let side = |c: usize| {
+            let next = if c % 3 == 2 { c - 2 } else { c + 1 };
+            let (a, b) = (corners[c], corners[next]);
+            (a.min(b), a.max(b))
+        };
+        let buckets = corners.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut start = vec![0u32; buckets + 1];
+        for c in 0..corners.len() {
+            start[side(c).0 as usize + 1] += 1;
+        }
+        for v in 0..buckets {
+            start[v + 1] += start[v];
+        }
+        let mut fill = start.clone();
+        let mut sides = vec![(0u32, 0u32); corners.len()];
+        for c in 0..corners.len() {
+            let (lo, hi) = side(c);
+            let at = &mut fill[lo as usize];
+            sides[*at as usize] = (hi, c as u32);
+            *at += 1;
+        }
+        let mut verts = Vec::with_capacity(corners.len() / 2 + 1);
+        let mut of_corners = vec![0u32; corners.len()];
+        for lo in 0..buckets {
+            let bucket = &mut sides[start[lo] as usize..start[lo + 1] as usize];
+            bucket.sort_unstable();
+            let mut last = None;
+            for &(hi, c) in bucket.iter() {
+                if last != Some(hi) {
+                    verts.push([lo as u32, hi]);
+                    last = Some(hi);
+                }
+                of_corners[c as usize] = verts.len() as u32 - 1;
+            }
+        }
+        Edges { verts, of_corners }
+    }
+}
+
+/// A mesh's edges ([`Mesh::edges`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Edges {
+    /// The two vertices of each edge, the lower first.
+    pub verts: Vec<[u32; 2]>,
+    /// For each corner, the edge to the next corner of its triangle.
+    pub of_corners: Vec<u32>,
 }
 
 impl Scene {
@@ -673,5 +740,66 @@ mod keys_tests {
         own[0] = 3.0;
         assert_eq!(own[..], [3.0, 2.0]);
         assert_eq!(format!("{own:?}"), "[3.0, 2.0]");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mesh(prims: &[&[u32]]) -> Mesh {
+        Mesh {
+            primitives: prims
+                .iter()
+                .map(|i| Primitive {
+                    indices: i.to_vec(),
+                    material: None,
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_quad_has_five_edges_and_its_diagonal_is_shared() {
+        let e = mesh(&[&[0, 1, 2], &[2, 1, 3]]).edges();
+        assert_eq!(e.verts, vec![[0, 1], [0, 2], [1, 2], [1, 3], [2, 3]]);
+        // Corner 1 (vertex 1) runs to vertex 2, as does corner 3 (vertex 2) to vertex 1.
+        assert_eq!(e.of_corners, vec![0, 2, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn every_corner_names_the_side_to_its_next_corner_and_no_edge_is_twice() {
+        // A strip of 40 triangles over 22 vertices in two primitives, a degenerate triangle and a
+        // leftover index (not a whole triangle: left out).
+        let mut a = Vec::new();
+        for k in 0..20u32 {
+            a.extend([k, k + 1, k + 2]);
+        }
+        let mut b: Vec<u32> = (0..20u32).flat_map(|k| [k + 2, k + 1, k]).collect();
+        b.extend([5, 5, 7, 9]);
+        let m = mesh(&[&a, &b]);
+        let corners: Vec<u32> = m.corners().collect();
+        assert_eq!(corners.len(), 123);
+        let e = m.edges();
+        assert_eq!(e.of_corners.len(), 123);
+        for (c, &edge) in e.of_corners.iter().enumerate() {
+            let next = if c % 3 == 2 { c - 2 } else { c + 1 };
+            let (x, y) = (corners[c], corners[next]);
+            assert_eq!(e.verts[edge as usize], [x.min(y), x.max(y)], "corner {c}");
+        }
+        let mut unique = e.verts.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), e.verts.len());
+        // The strip: 21 sides k..k+1 and 20 sides k..k+2; the degenerate triangle adds 5-5 only
+        // (its 5-7 is the strip's).
+        assert_eq!(e.verts.len(), 21 + 20 + 1);
+    }
+
+    #[test]
+    fn no_triangles_no_edges() {
+        assert_eq!(mesh(&[]).edges(), Edges::default());
+        assert_eq!(mesh(&[&[1, 2]]).edges(), Edges::default());
     }
 }
