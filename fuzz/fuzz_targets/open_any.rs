@@ -1,5 +1,6 @@
-//! Any bytes, under every name hangar recognises: open, describe, check, dump, and convert to glTF
-//! and back to the file's own format. Nothing may panic; errors are fine.
+//! Any bytes, under every name hangar recognises: open, describe, check, dump, the scene's edge
+//! tables (as the Python package hands Blender), and convert to glTF and back to the file's own
+//! format. Nothing may panic; errors are fine.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -31,6 +32,12 @@ fuzz_target!(|data: &[u8]| {
     let _ = opened.info();
     let _ = opened.validate();
     let _ = opened.dump();
+    if let Ok((scene, _)) = opened.to_scene() {
+        for m in &scene.meshes {
+            let e = m.edges();
+            assert_eq!(e.of_corners.len(), m.corners().count());
+        }
+    }
     let _ = opened.write_as("out.glb", &options);
     let _ = opened.write_as(path, &options);
 });

@@ -378,6 +378,9 @@ impl Mesh {
             (a.min(b), a.max(b))
         };
         let buckets = corners.iter().max().map_or(0, |&m| m as usize + 1);
+        if buckets > self.vertices.len() {
+            return edges_sorted(corners.len(), side); // a corner past the vertices: no bucket a vertex
+        }
         let mut start = vec![0u32; buckets + 1];
         for c in 0..corners.len() {
             start[side(c).0 as usize + 1] += 1;
@@ -409,6 +412,22 @@ impl Mesh {
         }
         Edges { verts, of_corners }
     }
+}
+
+/// [`Mesh::edges`] by sorting every corner's side (for indices past the vertex count, where
+/// buckets by vertex would take memory the mesh does not justify).
+fn edges_sorted(corners: usize, side: impl Fn(usize) -> (u32, u32)) -> Edges {
+    let mut sides: Vec<((u32, u32), u32)> = (0..corners).map(|c| (side(c), c as u32)).collect();
+    sides.sort_unstable();
+    let mut verts: Vec<[u32; 2]> = Vec::new();
+    let mut of_corners = vec![0u32; corners];
+    for ((lo, hi), c) in sides {
+        if verts.last() != Some(&[lo, hi]) {
+            verts.push([lo, hi]);
+        }
+        of_corners[c as usize] = verts.len() as u32 - 1;
+    }
+    Edges { verts, of_corners }
 }
 
 /// A mesh's edges ([`Mesh::edges`]).
@@ -747,8 +766,18 @@ mod keys_tests {
 mod tests {
     use super::*;
 
+    /// A mesh drawing `prims`, with as many vertices as they use.
     fn mesh(prims: &[&[u32]]) -> Mesh {
+        let used = prims
+            .iter()
+            .flat_map(|p| p.iter())
+            .max()
+            .map_or(0, |&m| m as usize + 1);
         Mesh {
+            vertices: Vertices {
+                positions: vec![[0.0; 3]; used.min(1 << 20)],
+                ..Default::default()
+            },
             primitives: prims
                 .iter()
                 .map(|i| Primitive {
@@ -795,6 +824,32 @@ mod tests {
         // The strip: 21 sides k..k+1 and 20 sides k..k+2; the degenerate triangle adds 5-5 only
         // (its 5-7 is the strip's).
         assert_eq!(e.verts.len(), 21 + 20 + 1);
+    }
+
+    #[test]
+    fn corners_past_the_vertices_get_edges_without_a_bucket_a_vertex() {
+        let mut m = mesh(&[&[0, 1, 2], &[2, 1, 3], &[u32::MAX, 0, 1]]);
+        m.vertices.positions.truncate(4);
+        let e = m.edges();
+        assert_eq!(
+            e.verts,
+            vec![
+                [0, 1],
+                [0, 2],
+                [0, u32::MAX],
+                [1, 2],
+                [1, 3],
+                [1, u32::MAX],
+                [2, 3]
+            ]
+        );
+        assert_eq!(e.of_corners, vec![0, 3, 1, 3, 4, 6, 2, 0, 5]);
+        // Within range, both ways give the same table.
+        m.primitives.pop();
+        assert_eq!(
+            m.edges().verts,
+            vec![[0, 1], [0, 2], [1, 2], [1, 3], [2, 3]]
+        );
     }
 
     #[test]
