@@ -95,7 +95,7 @@ async function openFiles(list, folder) {
   await show(model, motions);
 }
 
-// A game lists hundreds of thousands of files: the list shows the first LIMIT that match the filter.
+// A game lists hundreds of thousands of files: a folder shows up to LIMIT of its own at a time.
 const LIMIT = 5000;
 let listed = [];
 const checked = new Map();   // path -> ok, from 'check all' and from each file shown
@@ -108,24 +108,59 @@ function listFiles(models) {
   renderList();
 }
 
+// The models as a folder tree. A listing of up to LIMIT models is drawn whole and open; a bigger one
+// (a game's catalogs) draws its folders closed and fills a folder when it is opened.
 function renderList() {
   const q = $('filter').value.toLowerCase();
   const match = q ? listed.filter(p => p.toLowerCase().includes(q)) : listed;
-  const ul = $('files');
-  ul.replaceChildren();
-  $('listing').textContent = listed.length
-    ? `${listed.length} models${q ? `, ${match.length} match` : ''}${match.length > LIMIT ? ` (first ${LIMIT} shown: filter to narrow)` : ''}`
-    : '';
+  $('listing').textContent = listed.length ? `${listed.length} models${q ? `, ${match.length} match` : ''}` : '';
+  $('files').replaceChildren(branch(match, '', match.length <= LIMIT));
+}
+
+// The folders and files right under `prefix` among `paths` (all of which start with it).
+function branch(paths, prefix, open) {
+  const dirs = new Map();
+  const files = [];
+  for (const p of paths) {
+    const i = p.indexOf('/', prefix.length);
+    if (i < 0) { files.push(p); continue; }
+    const d = p.slice(prefix.length, i);
+    let under = dirs.get(d);
+    if (!under) dirs.set(d, under = []);
+    under.push(p);
+  }
   const frag = document.createDocumentFragment();
-  for (const p of match.slice(0, LIMIT)) {
+  for (const d of [...dirs.keys()].sort()) {
+    const under = dirs.get(d);
+    const li = document.createElement('li');
+    li.className = 'dir';
+    const box = document.createElement('details');
+    const summary = document.createElement('summary');
+    summary.textContent = `${d}/`;
+    summary.dataset.count = under.length;
+    summary.title = `${prefix}${d}/: ${under.length} models`;
+    const ul = document.createElement('ul');
+    box.append(summary, ul);
+    const fill = () => { if (!ul.firstChild) ul.append(branch(under, `${prefix}${d}/`, open)); };
+    if (open) { fill(); box.open = true; } else box.addEventListener('toggle', fill, { once: true });
+    li.append(box);
+    frag.append(li);
+  }
+  for (const p of files.slice(0, LIMIT)) {
     const li = document.createElement('li');
     li.dataset.path = p;
-    li.textContent = p;
+    li.textContent = p.slice(prefix.length);
     li.title = p;
     if (checked.has(p)) li.classList.add(checked.get(p) ? 'good' : 'bad');
     frag.append(li);
   }
-  ul.append(frag);
+  if (files.length > LIMIT) {
+    const li = document.createElement('li');
+    li.className = 'more';
+    li.textContent = `${files.length - LIMIT} more here: filter to narrow`;
+    frag.append(li);
+  }
+  return frag;
 }
 
 $('files').addEventListener('click', e => {
@@ -233,6 +268,7 @@ function drawImage(bytes, meta) {
   const old = view.querySelector('img')?.src;
   img.src = URL.createObjectURL(new Blob([bytes], { type: 'image/png' }));
   img.alt = current.path;
+  current.png = bytes;   // the PNG download hands over what the pickers show
   view.replaceChildren(img);
   if (old) URL.revokeObjectURL(old);
   $('texture-controls').hidden = false;
@@ -328,7 +364,15 @@ async function downloads(meta, mine) {
 async function download(output, { quantize, compress } = {}) {
   status(`writing ${output}`, true);
   try {
-    const { bytes } = await call('convert', { path: current.path, motions: current.motions, output, quantize, compress });
+    let bytes;
+    if (output.endsWith('.png') && current.png) {
+      // The mip level and surface the pickers show, as hangar decoded it for the view.
+      const [mip, surface] = [+$('mip').value || 0, +$('surface').value || 0];
+      if (mip || surface) output = output.replace(/\.png$/, `-mip${mip}-surface${surface}.png`);
+      bytes = current.png;
+    } else {
+      ({ bytes } = await call('convert', { path: current.path, motions: current.motions, output, quantize, compress }));
+    }
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([bytes]));
     a.download = output;

@@ -61,6 +61,16 @@ for (const c of cases) {
       await page.setInputFiles('#open-folder', c.folder);
       const sel = `#files [data-path="${c.pick}"]`;
       await page.waitForSelector(sel, { timeout: 60000 });
+      if (c.name === 'component-folder') {
+        // The folder as a tree: the data folder's parts under its open branch, named by file.
+        const tree = await page.evaluate(() => {
+          const li = document.querySelector('#files [data-path="arg_dropship_data/anim_main-lod0.xmf"]');
+          const s = li?.closest('details[open]')?.querySelector('summary');
+          return s && [s.textContent, +s.dataset.count, li.textContent];
+        });
+        const xmfs = readdirSync(join(dropship, 'arg_dropship_data')).filter(f => f.endsWith('.xmf')).length;
+        if (JSON.stringify(tree) !== JSON.stringify(['arg_dropship_data/', xmfs, 'anim_main-lod0.xmf'])) bad.push(`tree ${JSON.stringify(tree)}, expected the ${xmfs} parts under arg_dropship_data/`);
+      }
       await page.click(sel);
     }
     await page.waitForFunction(() => ['shown', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
@@ -187,6 +197,11 @@ const checks = [
     if (String(got) !== 'PNG') bad.push(`buttons ${got}`);
     const png = await take(page, 'PNG');
     if (png.readUInt32BE(16) !== 512 || png.readUInt32BE(20) !== 512) bad.push(`PNG ${png.readUInt32BE(16)}x${png.readUInt32BE(20)}`);
+    // The PNG download follows the mip picker: level 1 is 256 pixels wide.
+    const lvl = await picked(page, () => page.selectOption('#mip', '1'));
+    if (lvl.size !== '256 x 256') bad.push(`mip 1 shown as ${lvl.size}`);
+    const small = await take(page, 'PNG');
+    if (small.readUInt32BE(16) !== 256 || small.readUInt32BE(20) !== 256) bad.push(`PNG of mip 1 ${small.readUInt32BE(16)}x${small.readUInt32BE(20)}`);
     return bad;
   }],
 ];
