@@ -9,6 +9,7 @@ byte (the library rewrites the original file); an edited mesh or a moved part is
 import json
 import math
 import os
+import re
 import time
 
 import bpy
@@ -23,6 +24,7 @@ SOURCE = "hangar_source"  # on the collection: the imported file
 KIND = "hangar_kind"  # on the collection: component, xmf, m3, xac, ...
 DIGEST = "hangar_digest"  # on a mesh: digest of the data as imported
 FULL_NAME = "hangar_name"  # the node's name when Blender cut it (63 bytes)
+MOTION_FILES = "hangar_motions"  # on the collection: the motions imported with the model (JSON list)
 
 EXTS = ".xml;.xmf;.m3;.m3a;.xac;.xsm;.xpm;.ani;.bsg;.glb;.gltf"
 
@@ -292,6 +294,7 @@ def import_file(context, path, motions=()):
     coll = bpy.data.collections.new(scene.name or stem)
     coll[SOURCE] = os.path.abspath(path) if "::" not in path else path
     coll[KIND] = "component" if component else ext
+    coll[MOTION_FILES] = json.dumps([os.path.abspath(m) for m in motions])
     context.scene.collection.children.link(coll)
     hidden = {}
 
@@ -656,9 +659,10 @@ def animations_from_blender(hangar, node_at, fps):
     return [hangar.Animation(name=name, channels=chans) for name, chans in clips.items()]
 
 
-def scene_from_collection(hangar, coll, keep_unchanged_meshes):
-    """The neutral scene of an imported collection: nodes from the objects (their stored index order),
-    meshes only where Blender's data differs from what was imported (unless asked for all)."""
+def scene_from_collection(hangar, coll):
+    """The neutral scene of an imported component: nodes from the objects (their stored index order),
+    meshes only where Blender's data differs from what was imported (the others are written back as
+    their files)."""
     obs = [o for o in all_objects(coll) if NODE in o]
     obs.sort(key=lambda o: o[NODE])
     new = [o for o in all_objects(coll) if NODE not in o and o.type == "MESH" and o.parent in obs]
@@ -679,7 +683,7 @@ def scene_from_collection(hangar, coll, keep_unchanged_meshes):
             if me.name not in mesh_of:
                 diff = NODE not in o or mesh_changed(me)
                 changed += diff
-                if diff or keep_unchanged_meshes:
+                if diff:
                     mesh_of[me.name] = len(sc.meshes)
                     sc.meshes.append(mesh_from_blender(hangar, o, sc.materials, mat_index))
                 else:
@@ -689,6 +693,78 @@ def scene_from_collection(hangar, coll, keep_unchanged_meshes):
     scene = bpy.context.scene
     node_at = {o[NODE]: k for k, o in enumerate(order) if NODE in o}
     sc.animations = animations_from_blender(hangar, node_at, scene.render.fps / scene.render.fps_base)
+    return sc, changed
+
+
+def without_suffix(name):
+    """A name without the `.001` Blender adds to a duplicate."""
+    return re.sub(r"\.\d{3}$", "", name)
+
+
+def weights_from_groups(ob, skin, nodes):
+    """Joints and weights (four a vertex, the strongest, summing to 1) from the object's vertex groups,
+    named after the skin's bones: for a mesh whose vertices were added or removed."""
+    joint_of = {}
+    for k, j in enumerate(skin.joints):
+        joint_of.setdefault(nodes[j].name[:63], k)
+    group_joint = {}
+    for g in ob.vertex_groups:
+        k = joint_of.get(g.name, joint_of.get(without_suffix(g.name)))
+        if k is not None:
+            group_joint[g.index] = k
+    nv = len(ob.data.vertices)
+    joints = np.zeros((nv, 4), np.uint16)
+    weights = np.zeros((nv, 4), np.float32)
+    for v in ob.data.vertices:
+        ws = sorted(((e.weight, group_joint[e.group]) for e in v.groups
+                     if e.group in group_joint and e.weight > 0), reverse=True)[:4]
+        total = sum(w for w, _ in ws)
+        for c, (w, k) in enumerate(ws):
+            joints[v.index, c] = k
+            weights[v.index, c] = w / total
+    return joints, weights
+
+
+def patched_original(hangar, coll):
+    """The imported file's own scene with what Blender changed put in: the place of each object made
+    for one of its nodes, and each mesh whose data differ from what was imported (its colours and skin
+    weights kept when its vertex count is, else the weights taken from the vertex groups). Bones,
+    skins, animations and all Blender does not show come from the file. Returns it and how many
+    nodes and meshes changed."""
+    motions = json.loads(coll.get(MOTION_FILES, "[]"))
+    sc = hangar.open(coll[SOURCE], motions=motions)
+    material_at = {}
+    for k, m in enumerate(sc.materials):
+        material_at.setdefault(m.name, k)
+    changed = 0
+    for o in all_objects(coll):
+        i = o.get(NODE)
+        if i is None or i >= len(sc.nodes):
+            continue
+        n = sc.nodes[i]
+        t, r, s = object_trs(o)
+        placed = tuple(np.float32(x) for x in (*t, *r, *s))
+        if placed != tuple(np.float32(x) for x in (*n.translation, *n.rotation, *n.scale)):
+            n.translation, n.rotation, n.scale = tuple(t), tuple(r), tuple(s)
+            changed += 1
+        if o.type != "MESH" or n.mesh is None or n.mesh >= len(sc.meshes) or not mesh_changed(o.data):
+            continue
+        changed += 1
+        old = sc.meshes[n.mesh]
+        # The slots' materials are the file's by name; a material new in Blender is added.
+        known = {}
+        for bm in o.data.materials:
+            k = None if bm is None else material_at.get(bm.name, material_at.get(without_suffix(bm.name)))
+            if k is not None:
+                known[bm.name] = k
+        new = mesh_from_blender(hangar, o, sc.materials, known)
+        new.name, new.extras = old.name, old.extras
+        if len(new.positions) == len(old.positions):
+            new.colors, new.custom, new.morph_targets = old.colors, old.custom, old.morph_targets
+            new.joints, new.weights = old.joints, old.weights
+        elif n.skin is not None and n.skin < len(sc.skins):
+            new.joints, new.weights = weights_from_groups(o, sc.skins[n.skin], sc.nodes)
+        sc.meshes[n.mesh] = new
     return sc, changed
 
 
@@ -702,16 +778,15 @@ def export_file(context, path):
     if ext == "xml":
         if coll.get(KIND) != "component":
             raise hangar.Error(f"{coll.name} is not a component: export it as .{coll.get(KIND)}")
-        sc, _ = scene_from_collection(hangar, coll, keep_unchanged_meshes=False)
+        sc, _ = scene_from_collection(hangar, coll)
         return hangar.write(sc, path, original=src)
-    same_kind = coll.get(KIND) == ext
-    sc, changed = scene_from_collection(hangar, coll, keep_unchanged_meshes=True)
-    if same_kind and not changed:
-        # Nothing edited: the library rewrites the original (byte for byte for its own format).
-        return hangar.convert(src, path)
-    if ext in ("glb", "gltf") and not changed:
-        return hangar.convert(src, path)
-    return hangar.write(sc, path)
+    sc, changed = patched_original(hangar, coll)
+    if not changed:
+        # Nothing edited: the library converts the original (byte for byte into its own format).
+        gltf = ext in ("glb", "gltf")  # a glTF takes the motions' clips along, a game file is itself
+        return hangar.convert(src, path, motions=json.loads(coll.get(MOTION_FILES, "[]")) if gltf else [])
+    # Over the original: an actor rebuilt keeps its LOD chunks, which Blender does not show.
+    return hangar.write(sc, path, original=src)
 
 
 class IMPORT_SCENE_OT_hangar(bpy.types.Operator, ImportHelper):

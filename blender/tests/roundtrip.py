@@ -126,6 +126,59 @@ def edges():
     return ""
 
 
+def mesh_edited(src):
+    """A skinned mesh of an M3 or actor scaled in Blender and exported in the file's format: it comes
+    back scaled, with its bones, skin weights, clips and materials as the file has them."""
+    import hangar
+    import numpy as np
+    fresh()
+    bpy.ops.import_scene.hangar(filepath=src)
+    ob = next(o for o in bpy.data.objects if o.type == "MESH" and len(o.data.vertices) > 100 and o.vertex_groups)
+    co = np.empty(len(ob.data.vertices) * 3, np.float32)
+    ob.data.vertices.foreach_get("co", co)
+    ob.data.vertices.foreach_set("co", co * 2)
+    ob.data.update()
+    dst = exported("edited", src)
+    a, b = hangar.open(src), hangar.open(dst)
+    # Nodes by name: an actor's writer lays its LOD nodes out its own way.
+    i = ob["hangar_node"]
+    j = next((k for k, n in enumerate(b.nodes) if n.name == a.nodes[i].name and n.mesh is not None), None)
+    if j is None:
+        return f"no mesh node {a.nodes[i].name} in the export"
+    was, now = a.meshes[a.nodes[i].mesh], b.meshes[b.nodes[j].mesh]
+    same = [(len(x.meshes), len(x.skins), len(x.skins[0].joints), len(x.animations), len(x.materials)) for x in (a, b)]
+    if same[0] != same[1]:
+        return f"meshes, skins, joints, clips, materials {same[1]}, the file has {same[0]}"
+    # Each written vertex paired with the nearest unpaired scaled one (a writer may reorder vertices
+    # and renumber bones): same place, same (bone name, weight in 255ths).
+    tol = 1e-3 * (1 + float(np.abs(was.positions).max()) * 2)
+    target = was.positions * 2
+    cells = {}
+    for k, p in enumerate(target):
+        cells.setdefault(tuple(np.floor(p / tol).astype(int)), []).append(k)
+    taken = set()
+    pairs = []
+    for k, p in enumerate(now.positions):
+        c = np.floor(p / tol).astype(int)
+        near = [q for d in np.ndindex(3, 3, 3) for q in cells.get(tuple(c + np.array(d) - 1), []) if q not in taken]
+        best = min(near, key=lambda q: float(np.abs(target[q] - p).max()), default=None)
+        if best is None or np.abs(target[best] - p).max() > tol:
+            return f"the mesh did not come back scaled (vertex {k} at {p.tolist()})"
+        taken.add(best)
+        pairs.append((best, k))
+
+    def influence(sc, m, node, v):
+        names = [sc.nodes[x].name for x in sc.skins[sc.nodes[node].skin].joints]
+        return sorted((names[x], round(w * 255)) for x, w in zip(m.joints[v], m.weights[v]) if w > 0)
+    if any(influence(a, was, i, q) != influence(b, now, j, k) for q, k in pairs):
+        return "the skin weights changed"
+    if sorted(len(m.positions) for m in a.meshes if m is not was) != sorted(len(m.positions) for m in b.meshes if m is not now):
+        return "another mesh changed"
+    return ""
+
+
+checks.case("m3 mesh edited", lambda: mesh_edited(os.path.join(corpus, "m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3")))
+checks.case("xac mesh edited", lambda: mesh_edited(os.path.join(corpus, "emfx/vic2vl__Zulu_Infantry.xac")))
 checks.case("edges", edges)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)

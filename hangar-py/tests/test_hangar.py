@@ -125,6 +125,24 @@ def test_write_round_trip_of_an_xmf(tmp_path):
     assert hangar.info(out)["triangles"] == hangar.info(src)["triangles"]
 
 
+def test_write_over_the_original_keeps_its_bytes_or_its_lods(tmp_path):
+    # Untouched: the original's bytes, for an M3 and an actor.
+    m3 = corpus("m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3")
+    hangar.write(hangar.open(m3), tmp_path / "same.m3", original=m3)
+    assert (tmp_path / "same.m3").read_bytes() == open(m3, "rb").read()
+    # An actor's mesh scaled: rebuilt, its five LOD actors (which the scene shows as extra meshes)
+    # carried from the original, and no material of theirs in the main actor.
+    xac = corpus("emfx/vic2vl__Zulu_Infantry.xac")
+    s = hangar.open(xac)
+    s.meshes[0].positions = s.meshes[0].positions * 2
+    w = hangar.write(s, tmp_path / "big.xac", original=xac)
+    assert any("not the original's bytes" in x for x in w)
+    back = hangar.open(tmp_path / "big.xac")
+    assert len(back.meshes) == len(s.meshes) == 6 and len(back.materials) == len(s.materials) == 6
+    assert np.abs(back.meshes[0].positions).max() == pytest.approx(2 * np.abs(hangar.open(xac).meshes[0].positions).max(), rel=1e-5)
+    np.testing.assert_array_equal(back.meshes[1].positions, s.meshes[1].positions)
+
+
 def test_write_moves_one_part_of_a_component(tmp_path):
     src = dropship()
     s = hangar.open(src)

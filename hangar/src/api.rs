@@ -114,12 +114,17 @@ pub struct Opened {
     // Declared before `bytes`, so it is dropped first: it borrows them (see `Opened::read`).
     parsed: any::Opened<'static>,
     motions: Vec<Opened>,
-    /// Never read after opening, only kept alive for `parsed`.
+    /// Kept alive for `parsed`; read again only by `source_bytes`.
     _bytes: Option<Input>,
     name: PathBuf,
 }
 
 impl Opened {
+    /// The bytes the file was read from (empty for a scene built in code).
+    pub(crate) fn source_bytes(&self) -> &[u8] {
+        self._bytes.as_deref().unwrap_or_default()
+    }
+
     fn read(bytes: Input, name: PathBuf, view: Option<(Arc<GameView>, String)>) -> Result<Opened> {
         // SAFETY: the slice points into `bytes`' heap buffer or memory map, which does not move
         // when `bytes` moves into the returned `Opened`, and which lives as long as it: `parsed`,
@@ -435,31 +440,15 @@ impl Opened {
         }
         Some((|| {
             let (scene, warnings) = self.to_scene()?;
-            let was_opened = open(original)?;
-            // A motion names the nodes or morph targets it moves, which the glTF keeps: nothing to
-            // take back by name (its writer reads the motion itself).
-            let motion = matches!(was_opened.format(), Format::Xsm | Format::Xpm);
-            // The original's own warnings are about it, not about this conversion: not repeated.
-            let was = if motion {
-                None
-            } else {
-                Some(was_opened.to_scene()?.0)
-            };
-            let scene = match &was {
+            let was = crate::original::read(original)?;
+            let scene = match &was.1 {
                 Some(w) => crate::original::restore(scene, w, original)?,
                 None => scene,
             };
-            let bytes = was_opened._bytes.as_deref().unwrap_or_default();
             let mut notes = Vec::new();
-            let made = crate::original::from_original(
-                &scene,
-                output,
-                original,
-                was.as_ref(),
-                bytes,
-                &mut notes,
-            );
-            if let Some(made) = made {
+            if let Some(made) =
+                crate::original::from_original(&scene, output, original, &was, &mut notes)
+            {
                 let (bytes, w) = made?;
                 return Ok(Converted {
                     bytes,

@@ -23,8 +23,9 @@ impl Files {
 }
 
 /// The files `output` names, made from `scene` as [`crate::write_scene`] makes them, by path (the
-/// output last). `original`, for a component (an `.xml` output), is the XML the scene was read
-/// from: the files of its data folder the scene does not write are added.
+/// output last). `original` is the file the scene was read from: for a component (an `.xml`
+/// output) the files of its data folder the scene does not write are added; an M3, XAC or XMF of
+/// its format is its bytes while the scene still shows it, and a rebuilt actor keeps its LODs.
 pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Files> {
     let mut out = if crate::io::has_ext(output, "xml") {
         // The component's files by absolute path, the XML last.
@@ -34,6 +35,19 @@ pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Resu
             warnings: w.warnings,
         }
     } else {
+        // Over the file the scene was read from: its bytes while the scene still shows it, an
+        // actor's LOD chunks carried when it does not.
+        if let Some(src) = original {
+            let was = read(src)?;
+            let mut notes = Vec::new();
+            if let Some(made) = from_original(scene, output, src, &was, &mut notes) {
+                let (bytes, w) = made?;
+                return Ok(Files {
+                    files: vec![(output.to_path_buf(), bytes)],
+                    warnings: notes.into_iter().chain(w).collect(),
+                });
+            }
+        }
         let made = crate::any::convert_scene(scene, output, &Default::default())?;
         let dir = output.parent().unwrap_or(Path::new(""));
         let mut files: Vec<(PathBuf, Vec<u8>)> = made
@@ -141,6 +155,20 @@ pub fn write_scene_to(
     })
 }
 
+/// The game file a scene was made from, opened, and its scene: none for a motion, which names the
+/// nodes or morph targets it moves (kept by the scene; its writer reads the motion itself). The
+/// original's own warnings are about it, not about the writing: dropped.
+pub(crate) fn read(original: &Path) -> Result<(crate::Opened, Option<Scene>)> {
+    let opened = crate::open(original)?;
+    let motion = matches!(opened.format(), crate::Format::Xsm | crate::Format::Xpm);
+    let was = if motion {
+        None
+    } else {
+        Some(opened.to_scene()?.0)
+    };
+    Ok((opened, was))
+}
+
 /// A tool's glTF scene (`edited`) with what the tool's export dropped taken back from `was`, the
 /// scene of `original`, the game file the glTF was made from (`hangar convert edited.glb out.xml --original src.xml`).
 /// Nodes, materials and animations are matched by name (a tool's `.001` suffixes and names cut at
@@ -228,7 +256,7 @@ fn add_missing(from: &Extras, into: &mut Extras) {
 }
 
 /// The output made with the original's help, or `None` to write the scene as any scene: the
-/// original's bytes (`bytes`, its scene `was`; `None` for a motion) when the scene still shows what
+/// original's bytes (`was`, as [`read`] gives it) when the scene still shows what
 /// it shows (an XMF's mesh, an M3 or XAC's nodes, meshes, skins and clips, see
 /// [`crate::model::unchanged`]); an XSM or XPM of the clip named as the original, on its
 /// sub-motions or tracks. Why a model is rebuilt goes to `notes`.
@@ -236,10 +264,10 @@ pub(crate) fn from_original(
     scene: &Scene,
     output: &Path,
     original: &Path,
-    was: Option<&Scene>,
-    bytes: &[u8],
+    (was_opened, was): &(crate::Opened, Option<Scene>),
     notes: &mut Vec<Warning>,
 ) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
+    let (was, bytes) = (was.as_ref(), was_opened.source_bytes());
     let same_ext = |e: &str| crate::io::has_ext(output, e) && crate::io::has_ext(original, e);
     if same_ext("xmf") {
         return was

@@ -24,7 +24,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write",
+    "Error", "info", "validate", "convert", "open", "write", "digest",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
 ]
@@ -274,8 +274,10 @@ def digest(*arrays) -> str:
 def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike[str] | None = None) -> list[str]:
     """Writes ``scene`` as ``output``; the extension picks the type (.xml a component with its data
     folder and .ani, .glb, .gltf, .xmf, .m3, .m3a, .xac, .xsm, .xpm). ``original``: the file the scene
-    was read from (a component's data files the scene leaves out are carried from there byte for
-    byte). All files are written or none. Returns the warnings as text."""
+    was read from: a component's data files the scene leaves out are carried from there byte for
+    byte; an M3, XAC or XMF written in its own format is its very bytes while the scene still shows
+    what it shows, and an actor rebuilt keeps its LODs. All files are written or none. Returns the
+    warnings as text."""
     orig = fspath(original) if original is not None else None
     w = json.loads(_native.write(scene._to_native(), fspath(output), orig))
     return [_warning_text(x) for x in w]

@@ -521,6 +521,27 @@ impl Scene {
 
     /// The scene with only the nodes `keep` accepts: a dropped node's children hang on its nearest
     /// kept ancestor; skins lose dropped joints (with their matrices), animations their channels.
+    /// Drops the materials `keep` refuses (by index); the primitives that drew with one draw with
+    /// none, the others follow their material to its new index.
+    pub fn retain_materials(&mut self, keep: impl Fn(usize) -> bool) {
+        let mut new_index = Vec::with_capacity(self.materials.len());
+        let mut at = 0;
+        for k in 0..self.materials.len() {
+            new_index.push(keep(k).then(|| {
+                at += 1;
+                at - 1
+            }));
+        }
+        let mut k = 0;
+        self.materials.retain(|_| {
+            k += 1;
+            new_index[k - 1].is_some()
+        });
+        for p in self.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()) {
+            p.material = p.material.and_then(|m| new_index.get(m).copied().flatten());
+        }
+    }
+
     pub fn retain_nodes(&self, keep: impl Fn(usize) -> bool) -> Scene {
         let kept: Vec<usize> = (0..self.nodes.len()).filter(|&i| keep(i)).collect();
         let new_index = |i: usize| kept.iter().position(|&k| k == i);
@@ -850,6 +871,32 @@ mod tests {
             m.edges().verts,
             vec![[0, 1], [0, 2], [1, 2], [1, 3], [2, 3]]
         );
+    }
+
+    #[test]
+    fn retained_materials_are_renumbered_and_dropped_ones_leave_their_primitives_bare() {
+        let mut s = Scene {
+            materials: ["a", "b", "c"]
+                .map(|n| Material {
+                    name: n.into(),
+                    ..Default::default()
+                })
+                .to_vec(),
+            meshes: vec![mesh(&[&[0, 1, 2], &[1, 2, 3], &[2, 3, 0]])],
+            ..Default::default()
+        };
+        for (p, m) in s.meshes[0]
+            .primitives
+            .iter_mut()
+            .zip([Some(2), Some(1), None])
+        {
+            p.material = m;
+        }
+        s.retain_materials(|k| k != 1);
+        let names: Vec<&str> = s.materials.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["a", "c"]);
+        let drawn: Vec<Option<usize>> = s.meshes[0].primitives.iter().map(|p| p.material).collect();
+        assert_eq!(drawn, [Some(1), None, None]);
     }
 
     #[test]

@@ -50,8 +50,19 @@ pub(super) fn chunk(id: u32, version: u32, fields: Value) -> Chunk {
 /// hangar added when it read an actor).
 pub fn actor(scene: &Scene) -> Result<File> {
     let lod0 = scene.lod_mask(0);
-    let lod0 = scene.retain_nodes(|i| lod0[i] && !scene.is_added_root(i));
-    actor_of(&lod0)
+    let keep = |i: usize| lod0[i] && !scene.is_added_root(i);
+    let mut kept = scene.retain_nodes(keep);
+    // Materials only the other LODs draw with belong to their own actors (the LOD chunks).
+    let drawn_with = |here: bool| -> std::collections::BTreeSet<usize> {
+        (scene.nodes.iter().enumerate())
+            .filter(|&(i, _)| keep(i) == here)
+            .filter_map(|(_, n)| scene.meshes.get(n.mesh?))
+            .flat_map(|m| m.primitives.iter().filter_map(|p| p.material))
+            .collect()
+    };
+    let (here, elsewhere) = (drawn_with(true), drawn_with(false));
+    kept.retain_materials(|k| here.contains(&k) || !elsewhere.contains(&k));
+    actor_of(&kept)
 }
 
 fn actor_of(scene: &Scene) -> Result<File> {
