@@ -210,6 +210,15 @@ def set_normals(me, n):
         pass
 
 
+def add_shape_keys(ob, m):
+    """The mesh's morph targets as shape keys of `ob` (a basis, then a key a target)."""
+    ob.shape_key_add(name="Basis", from_mix=False)
+    base = np.asarray(m.positions, np.float32)
+    for k, t in enumerate(m.morph_targets):
+        key = ob.shape_key_add(name=t.name or f"target{k}", from_mix=False)
+        key.data.foreach_set("co", pts_to_blender(base + np.asarray(t.positions, np.float32)).ravel())
+
+
 def node_matrix_blender(n):
     t, q, s = trs_to_blender(n.translation, n.rotation, n.scale)
     return Matrix.LocRotScale(Vector(t), Quaternion(q), Vector(s))
@@ -369,6 +378,13 @@ def import_file(context, path, motions=()):
                 p = scene.nodes[p].parent
             if p is not None:
                 objs[i].parent = objs[p]
+    # Morph targets: shape keys on the first object of each mesh (a key the target's offsets).
+    shaped = set()
+    for i, n in enumerate(scene.nodes):
+        if objs[i] is None or n.mesh is None or n.mesh in shaped or not scene.meshes[n.mesh].morph_targets:
+            continue
+        shaped.add(n.mesh)
+        add_shape_keys(objs[i], scene.meshes[n.mesh])
     # Skins: an armature each, meshes bound to it.
     for i, n in enumerate(scene.nodes):
         if n.skin is None or objs[i] is None or n.mesh is None:
@@ -443,12 +459,12 @@ def values_to_blender(prop, v):
     return np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
 
 
-def new_fcurve(action, target, data_path, index, group):
-    """An F-curve of `action` for `target`: through the action's slot for it (Blender 4.4 on, the only
-    way in 5.0), else the action's own list (4.2)."""
+def new_fcurve(action, target, data_path, index, group, id_type="OBJECT"):
+    """An F-curve of `action` for `target` (an object, or shape keys with `id_type` KEY): through the
+    action's slot for it (Blender 4.4 on, the only way in 5.0), else the action's own list (4.2)."""
     if hasattr(action, "slots") and hasattr(action, "layers"):
         slots = [x for x in action.slots if x.name_display == target.name]
-        slot = slots[0] if slots else action.slots.new(id_type="OBJECT", name=target.name)
+        slot = slots[0] if slots else action.slots.new(id_type=id_type, name=target.name)
         if not action.layers:
             action.layers.new("Layer").strips.new(type="KEYFRAME")
         bag = action.layers[0].strips[0].channelbag(slot, ensure=True)
@@ -466,6 +482,29 @@ def add_keys(fc, frames, values, interpolation):
     fc.update()
 
 
+def shape_key_action(clip, c, frames, ob):
+    """A morph weights channel as an action on the object's shape keys (one F-curve a target, on
+    `key_blocks["NAME"].value`), played by them. Returns the actions made (0 or 1)."""
+    keys = getattr(getattr(ob, "data", None), "shape_keys", None)
+    if keys is None:
+        return 0
+    blocks = keys.key_blocks[1:]  # after the basis, in the targets' order
+    v = np.asarray(c.values, np.float32).reshape(len(frames), -1)
+    act = bpy.data.actions.new(f"{clip} {ob.name} shapes")
+    act.use_fake_user = True
+    act["hangar_clip"] = clip
+    slot = None
+    for k, block in enumerate(blocks[: v.shape[1]]):
+        fc, slot = new_fcurve(act, keys, f'key_blocks["{block.name}"].value', 0, ob.name, "KEY")
+        add_keys(fc, frames, v[:, k], c.interpolation)
+    ad = keys.animation_data or keys.animation_data_create()
+    if ad.action is None:
+        ad.action = act
+        if slot is not None and hasattr(ad, "action_slot"):
+            ad.action_slot = slot
+    return 1
+
+
 def import_animations(scene, objs, bones, fps):
     """Actions for the scene's clips: object channels on the part objects, joint channels on the pose
     bones (relative to the joint's rest). Returns the number of actions made."""
@@ -478,9 +517,12 @@ def import_animations(scene, objs, bones, fps):
     for a in scene.animations:
         actions = {}
         for c in a.channels:
-            if c.property == "weights" or len(c.times) == 0:
+            if len(c.times) == 0:
                 continue
             frames = np.asarray(c.times, np.float64) * fps
+            if c.property == "weights":
+                made += shape_key_action(a.name, c, frames, objs[c.node] if c.node < len(objs) else None)
+                continue
             v = values_to_blender(c.property, c.values)
             if len(v) != len(frames):
                 continue  # cubic splines carry tangents: not read here

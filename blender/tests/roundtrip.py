@@ -177,6 +177,51 @@ def mesh_edited(src):
     return ""
 
 
+def shape_keys():
+    """An actor's morph targets arrive as shape keys, and an XPM chosen with it as an action on them:
+    an actor of one quad with two targets and a motion of their weights, written by hangar."""
+    import hangar
+    import numpy as np
+    d = os.path.join(out, "morph")
+    os.makedirs(d, exist_ok=True)
+    quad = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], np.float32)
+    mesh = hangar.Mesh(name="face", positions=quad, normals=np.tile(np.float32([[0, 0, 1]]), (4, 1)),
+                       primitives=[hangar.Primitive(indices=np.uint32([0, 1, 2, 2, 1, 3]))],
+                       morph_targets=[hangar.MorphTarget(name="smile", positions=np.tile(np.float32([[0, 0, 0.5]]), (4, 1))),
+                                      hangar.MorphTarget(name="blink", positions=np.tile(np.float32([[0, 0.25, 0]]), (4, 1)))])
+    sc = hangar.Scene(name="actor", nodes=[hangar.Node(name="face", mesh=0)], meshes=[mesh])
+    hangar.write(sc, os.path.join(d, "face.xac"))
+    sc.animations = [hangar.Animation(name="talk", channels=[hangar.Channel(
+        node=0, property="weights", interpolation="LINEAR", times=np.float32([0, 1]), values=np.float32([[0, 0], [1, 0.5]]))])]
+    hangar.write(sc, os.path.join(d, "talk.xpm"))
+    fresh()
+    bpy.ops.import_scene.hangar(filepath=os.path.join(d, "face.xac"), directory=d,
+                                files=[{"name": "face.xac"}, {"name": "talk.xpm"}])
+    ob = next((o for o in bpy.data.objects if o.type == "MESH"), None)
+    keys = ob.data.shape_keys if ob is not None else None
+    if keys is None:
+        return "no shape keys"
+    names = [k.name for k in keys.key_blocks]
+    if names != ["Basis", "smile", "blink"]:
+        return f"shape keys {names}"
+    # glTF's +Z (toward the viewer) is Blender's -Y.
+    moved = [tuple(round(c, 4) for c in keys.key_blocks["smile"].data[k].co - keys.key_blocks["Basis"].data[k].co) for k in range(4)]
+    if set(moved) != {(0.0, -0.5, 0.0)}:
+        return f"smile moves the vertices by {set(moved)}"
+    act = keys.animation_data.action if keys.animation_data else None
+    if act is None:
+        return "no action on the shape keys"
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
+    curves = {fc.data_path: [tuple(round(x, 4) for x in p.co) for p in fc.keyframe_points] for fc in ext.action_fcurves(act)}
+    want = {'key_blocks["smile"].value': [(0.0, 0.0), (round(fps, 4), 1.0)],
+            'key_blocks["blink"].value': [(0.0, 0.0), (round(fps, 4), 0.5)]}
+    if curves != want:
+        return f"curves {curves}"
+    return ""
+
+
+checks.case("shape keys", shape_keys)
 checks.case("m3 mesh edited", lambda: mesh_edited(os.path.join(corpus, "m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3")))
 checks.case("xac mesh edited", lambda: mesh_edited(os.path.join(corpus, "emfx/vic2vl__Zulu_Infantry.xac")))
 checks.case("edges", edges)
