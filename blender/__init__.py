@@ -248,10 +248,11 @@ def add_armature(scene, coll, objs, skin_index, parent_obj):
     bpy.ops.object.mode_set(mode="EDIT")
     joints = set(skin.joints)
     eb = {}
+    scales = {}  # each joint's world scale, which its bone leaves out
     for j in skin.joints:
         n = scene.nodes[j]
         b = arm.edit_bones.new(n.name or f"bone{j}")
-        loc, rot, _ = wm(j).decompose()
+        loc, rot, scales[j] = wm(j).decompose()
         b.head, b.tail = (0, 0, 0), (0, 0.05, 0)
         # The bone's rest is the joint's rest (no scale): pose keys are then the node's keys
         # relative to its rest transform.
@@ -263,7 +264,7 @@ def add_armature(scene, coll, objs, skin_index, parent_obj):
             eb[j].parent = eb[p]
     names = {j: eb[j].name for j in skin.joints}
     bpy.ops.object.mode_set(mode="OBJECT")
-    return ob, names
+    return ob, names, scales
 
 
 def add_weights(ob, m, skin, bone_names, scene):
@@ -327,7 +328,10 @@ def import_file(context, path, motions=()):
     meshes = {}
     wrecks = set()
     objs = [None] * len(scene.nodes)
-    joints = {j for s in scene.skins for j in s.joints}
+    aims = []  # (node, light or camera data) shown by a child of the node's object
+    # The joints of skins a mesh uses become bones of an armature, not objects.
+    skinned = {n.skin for n in scene.nodes if n.skin is not None and n.mesh is not None and n.skin < len(scene.skins)}
+    joints = {j for k in skinned for j in scene.skins[k].joints}
     arm_for_skin = {}
     # Blender's progress indicator (the cursor's counter): one step a node.
     wm = context.window_manager
@@ -348,6 +352,17 @@ def import_file(context, path, motions=()):
             data.color = L.color
             if L.kind == "spot" and L.outer:
                 data.spot_size = 2 * L.outer
+            if L.kind != "point":
+                aims.append((i, data))
+                data = None
+        elif n.camera is not None and n.camera < len(scene.cameras):
+            C = scene.cameras[n.camera]
+            cam = bpy.data.cameras.new(C.name or n.name)
+            cam.sensor_fit = "VERTICAL"
+            cam.angle_y = C.yfov
+            cam.clip_start = C.znear
+            cam.clip_end = C.zfar or 1000.0
+            aims.append((i, cam))
         ob = bpy.data.objects.new(n.name, data)
         if ob.name != n.name or len(n.name.encode()) > 63:
             ob[FULL_NAME] = n.name
@@ -371,6 +386,15 @@ def import_file(context, path, motions=()):
         ob.location, ob.rotation_mode = t, "QUATERNION"
         ob.rotation_quaternion, ob.scale = q, s
         objs[i] = ob
+    # A spot or sun light and a camera look down their node's -Z, which is +Y in Blender's frame
+    # under the node: their object is a child of the node's, turned a quarter about X (the node's
+    # own object keeps the node's place for the way back).
+    for i, data in aims:
+        if objs[i] is not None:
+            aim = bpy.data.objects.new(data.name, data)
+            aim.parent = objs[i]
+            aim.rotation_euler = (math.pi / 2, 0.0, 0.0)
+            objs[i].users_collection[0].objects.link(aim)
     for i, n in enumerate(scene.nodes):
         if objs[i] is not None and n.parent is not None:
             p = n.parent
@@ -392,16 +416,28 @@ def import_file(context, path, motions=()):
         if n.skin not in arm_for_skin:
             root_parent = None
             arm_for_skin[n.skin] = add_armature(scene, coll, objs, n.skin, root_parent)
-        arm, names = arm_for_skin[n.skin]
+        arm, names, _ = arm_for_skin[n.skin]
         ob = objs[i]
         add_weights(ob, scene.meshes[n.mesh], scene.skins[n.skin], names, scene)
         mod = ob.modifiers.new("Armature", "ARMATURE")
         mod.object = arm
     bones = {}
-    for skin_index, (arm, names) in arm_for_skin.items():
+    for skin_index, (arm, names, scales) in arm_for_skin.items():
         for j, name in names.items():
-            bones[j] = (arm, name)
+            bones[j] = (arm, name, scales[j])
             arm.pose.bones[name].rotation_mode = "QUATERNION"
+    # A node under a bone (an M3's attachment points and cameras) hangs from the bone, which
+    # moves it with its clips; Blender hangs a child at the bone's tail, which the parent
+    # inverse takes back to the joint, with the joint's scale the bone leaves out.
+    for i, n in enumerate(scene.nodes):
+        if objs[i] is not None and n.parent in bones and objs[n.parent] is None:
+            arm, name, scale = bones[n.parent]
+            ob = objs[i]
+            ob.parent = arm
+            ob.parent_type = "BONE"
+            ob.parent_bone = name
+            ob.matrix_parent_inverse = (Matrix.Translation((0.0, -arm.data.bones[name].length, 0.0))
+                                        @ Matrix.Diagonal((*scale, 1.0)))
     warnings = list(scene.warnings)
     try:
         import_animations(scene, objs, bones, context.scene.render.fps / context.scene.render.fps_base)
@@ -527,7 +563,7 @@ def import_animations(scene, objs, bones, fps):
             if len(v) != len(frames):
                 continue  # cubic splines carry tangents: not read here
             if c.node in bones:
-                arm, bone = bones[c.node]
+                arm, bone, _ = bones[c.node]
                 target, base = arm, f'pose.bones["{bone}"].'
                 t_r, q_r = rest[c.node]
                 q_inv = q_r * np.array([1.0, -1.0, -1.0, -1.0])

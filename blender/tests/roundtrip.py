@@ -221,6 +221,49 @@ def shape_keys():
     return ""
 
 
+def camera():
+    """An M3 portrait's camera, which hangs from a bone: in Blender it stands where the file puts it
+    and looks where the file aims it (glTF's -Z of its node), the rest pose shown; and so does every
+    attachment point (each node shown as an object, within 1 mm)."""
+    import hangar
+    from mathutils import Matrix, Quaternion, Vector
+    fresh()
+    src = os.path.join(corpus, "m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby_Portrait.m3")
+    bpy.ops.import_scene.hangar(filepath=src)
+    for a in bpy.data.armatures:
+        a.pose_position = "REST"
+    bpy.context.view_layer.update()
+    sc = hangar.open(src)
+    to_blender = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))
+
+    def world(i):
+        n = sc.nodes[i]
+        x, y, z, w = n.rotation
+        m = Matrix.LocRotScale(Vector(n.translation), Quaternion((w, x, y, z)), Vector(n.scale))
+        return world(n.parent) @ m if n.parent is not None else m
+    i = next(k for k, n in enumerate(sc.nodes) if n.camera is not None)
+    want = to_blender @ world(i)
+    cam = next((o for o in bpy.data.objects if o.type == "CAMERA"), None)
+    if cam is None:
+        return "no camera"
+    look = (cam.matrix_world.to_3x3() @ Vector((0, 0, -1))).normalized()
+    if (cam.matrix_world.translation - want.translation).length > 1e-3 or \
+            (look - (want.to_3x3() @ Vector((0, 0, -1))).normalized()).length > 1e-3:
+        return f"camera at {tuple(cam.matrix_world.translation)} looking {tuple(look)}"
+    if abs(cam.data.angle_y - sc.cameras[sc.nodes[i].camera].yfov) > 1e-5:
+        return f"field of view {cam.data.angle_y}"
+    placed = 0
+    for o in bpy.data.objects:
+        k = o.get("hangar_node")
+        if k is None:
+            continue
+        placed += 1
+        if (o.matrix_world.translation - (to_blender @ world(k)).translation).length > 1e-3:
+            return f"{o.name} at {tuple(o.matrix_world.translation)}, the file has {tuple((to_blender @ world(k)).translation)}"
+    return "" if placed >= 3 else f"{placed} objects placed"
+
+
+checks.case("camera", camera)
 checks.case("shape keys", shape_keys)
 checks.case("m3 mesh edited", lambda: mesh_edited(os.path.join(corpus, "m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3")))
 checks.case("xac mesh edited", lambda: mesh_edited(os.path.join(corpus, "emfx/vic2vl__Zulu_Infantry.xac")))
