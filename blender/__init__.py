@@ -295,8 +295,52 @@ def add_weights(ob, m, skin, bone_names, scene):
 MOTIONS = (".xsm", ".xpm", ".m3a")
 
 
+def component_of_ani(path):
+    """The imported component (its collection) whose data folder's .ani `path` is: its XML in the
+    same folder names this file as its .ani."""
+    where, name = os.path.split(os.path.abspath(path))
+    for c in bpy.data.collections:
+        if c.get(KIND) != "component" or "::" in c.get(SOURCE, "::"):
+            continue
+        if os.path.dirname(c[SOURCE]) != where:
+            continue
+        root = next((o for o in c.all_objects if o.get(NODE) == 0 and EXTRAS in o), None)
+        ani = (json.loads(root[EXTRAS]).get("x4component") or {}).get("ani") if root else None
+        if ani and ani.get("file", "").lower() == name.lower():
+            return c
+    return None
+
+
+def ani_onto_component(context, coll, path):
+    """An .ani's states as actions on the parts (by name) of the component it belongs to, imported
+    before: the actions it had for those states are replaced."""
+    hangar = _hangar()
+    scene = hangar.open(path)
+    parts = {}
+    for o in coll.all_objects:
+        if NODE in o:
+            parts.setdefault(o.get(FULL_NAME, o.name).lower(), o)
+    objs = [parts.get(n.name.lower()) for n in scene.nodes]
+    states = {a.name for a in scene.animations}
+    nodes = {o[NODE] for o in parts.values()}
+    for act in list(bpy.data.actions):
+        if act.get("hangar_clip") in states and act.get("hangar_node") in nodes:
+            bpy.data.actions.remove(act)
+    fps = context.scene.render.fps / context.scene.render.fps_base
+    import_animations(scene, objs, {}, fps)
+    missing = sorted({scene.nodes[c.node].name for a in scene.animations for c in a.channels if objs[c.node] is None})
+    warnings = list(scene.warnings)
+    if missing:
+        warnings.append(f"{os.path.basename(path)}: no part named {', '.join(missing[:5])} in {coll.name}")
+    return coll, warnings
+
+
 def import_file(context, path, motions=()):
     hangar = _hangar()
+    if path.lower().endswith(".ani"):
+        coll = component_of_ani(path)
+        if coll is not None:
+            return ani_onto_component(context, coll, path)
     scene = hangar.open(path, motions=list(motions), textures=True, edges=True)
     stem = os.path.splitext(os.path.basename(path))[0]
     ext = os.path.splitext(path)[1].lower().lstrip(".")
@@ -582,7 +626,7 @@ def import_animations(scene, objs, bones, fps):
                 act.use_fake_user = True
                 act["hangar_clip"] = a.name
                 if target.type != "ARMATURE":
-                    act["hangar_node"] = c.node  # exported back as this node's channels
+                    act["hangar_node"] = target.get(NODE, c.node)  # exported back as this node's channels
                 actions[key] = (act, target)
                 made += 1
             act = actions[key][0]

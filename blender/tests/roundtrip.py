@@ -89,6 +89,34 @@ def key_moved():
     return ""
 
 
+def ani_onto_component():
+    """A component's .ani imported after the component lands on its parts: its states replace their
+    actions (a key moved before is back), no new collection, and the component exports byte for byte."""
+    fresh()
+    bpy.ops.import_scene.hangar(filepath=dropship)
+    ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
+
+    def actions():
+        return sorted((a["hangar_clip"], a["hangar_node"], tuple((fc.data_path, fc.array_index, len(fc.keyframe_points))
+                                                                 for fc in ext.action_fcurves(a)))
+                      for a in bpy.data.actions if "hangar_node" in a)
+    before, counts = actions(), (len(bpy.data.objects), len(bpy.data.collections))
+    # A key moved first: the .ani's import must put the state back as the file has it.
+    fc = next(fc for a in bpy.data.actions if "hangar_node" in a for fc in ext.action_fcurves(a)
+              if fc.data_path == "location" and len(fc.keyframe_points) >= 2)
+    fc.keyframe_points[0].co.y += 0.25
+    fc.update()
+    if "FINISHED" not in bpy.ops.import_scene.hangar(filepath=component_ani(dropship)):
+        return "the .ani import did not finish"
+    if (len(bpy.data.objects), len(bpy.data.collections)) != counts:
+        return f"objects, collections {(len(bpy.data.objects), len(bpy.data.collections))}, were {counts}"
+    after = actions()
+    if after != before or len(after) < 13:
+        return f"{len(after)} actions after, {len(before)} before"
+    bad = changed_files(dropship, exported("ani-onto", dropship))
+    return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
+
+
 def textures():
     """Textures decoded by hangar arrive as packed images wired into the material (an M3 of a mod, its
     DDS files beside it in the mod's Assets/Textures)."""
@@ -268,6 +296,7 @@ checks.case("shape keys", shape_keys)
 checks.case("m3 mesh edited", lambda: mesh_edited(os.path.join(corpus, "m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3")))
 checks.case("xac mesh edited", lambda: mesh_edited(os.path.join(corpus, "emfx/vic2vl__Zulu_Infantry.xac")))
 checks.case("edges", edges)
+checks.case("ani onto its component", ani_onto_component)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)
 checks.case("textures", textures)
