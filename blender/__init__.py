@@ -922,7 +922,6 @@ class IMPORT_SCENE_OT_hangar(bpy.types.Operator, ImportHelper):
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
     def execute(self, context):
-        t = time.perf_counter()
         # Several files chosen: an actor or M3 with its motions (.xsm, .xpm, .m3a) as its clips.
         chosen = [os.path.join(self.directory, f.name) for f in self.files if f.name] if self.directory else []
         model = self.filepath
@@ -930,18 +929,64 @@ class IMPORT_SCENE_OT_hangar(bpy.types.Operator, ImportHelper):
         models = [f for f in chosen if not f.lower().endswith(MOTIONS)]
         if models:
             model = models[0]
-        motions = [m for m in motions if m != model]
-        try:
-            coll, warnings = import_file(context, model, motions)
-        except Exception as e:  # hangar.Error and Blender's own
-            self.report({"ERROR"}, str(e))
+        return run_import(self, context, model, [m for m in motions if m != model])
+
+
+def run_import(op, context, model, motions):
+    """Imports `model` for the operator `op`, hangar's warnings and errors in Blender's reports."""
+    t = time.perf_counter()
+    try:
+        coll, warnings = import_file(context, model, motions)
+    except Exception as e:  # hangar.Error and Blender's own
+        op.report({"ERROR"}, str(e))
+        return {"CANCELLED"}
+    finally:
+        context.window_manager.progress_end()
+    for w in warnings[:20]:
+        op.report({"WARNING"}, w)
+    op.report({"INFO"}, f"imported {coll.name} in {time.perf_counter() - t:.2f} s")
+    return {"FINISHED"}
+
+
+_models = {}  # game folder -> what hangar shows in it (its catalogs' indexes read once a session)
+
+
+def game_models(game):
+    game = os.path.abspath(bpy.path.abspath(game)) if game else ""
+    if game not in _models:
+        _models[game] = _hangar().models(game) if os.path.isdir(game) or game.lower().endswith(".cat") else []
+    return _models[game]
+
+
+def search_models(self, context, edit_text):
+    """The picker: up to 300 of the game's models whose path holds what was typed."""
+    try:
+        found = game_models(self.game)
+    except Exception:  # not a game folder (yet): nothing to offer
+        return []
+    q = edit_text.lower()
+    return [m for m in found if q in m.lower() and not m.lower().endswith(MOTIONS)][:300]
+
+
+class IMPORT_SCENE_OT_hangar_game(bpy.types.Operator):
+    """Import a model straight from a game or mod folder's catalogs with hangar (only the catalogs'
+    indexes are read, then the model's entries)"""
+    bl_idname = "import_scene.hangar_game"
+    bl_label = "Import game model from catalogs (hangar)"
+    bl_options = {"REGISTER", "UNDO"}
+    game: StringProperty(name="Game folder", subtype="DIR_PATH",
+                         description="The game or mod folder with its .cat/.dat catalogs (or one .cat file)")
+    path: StringProperty(name="Model", search=search_models,
+                         description="The model's path in the game: type part of it to pick from the catalogs")
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_props_dialog(self, width=700)
+
+    def execute(self, context):
+        if not self.game or not self.path:
+            self.report({"ERROR"}, "name the game folder and pick a model in it")
             return {"CANCELLED"}
-        finally:
-            context.window_manager.progress_end()
-        for w in warnings[:20]:
-            self.report({"WARNING"}, w)
-        self.report({"INFO"}, f"imported {coll.name} in {time.perf_counter() - t:.2f} s")
-        return {"FINISHED"}
+        return run_import(self, context, f"{os.path.abspath(bpy.path.abspath(self.game))}::{self.path}", [])
 
 
 class EXPORT_SCENE_OT_hangar(bpy.types.Operator, ExportHelper):
@@ -1004,13 +1049,14 @@ class VIEW3D_PT_hangar(bpy.types.Panel):
 
 def menu_import(self, context):
     self.layout.operator(IMPORT_SCENE_OT_hangar.bl_idname, text="Game model (hangar)")
+    self.layout.operator(IMPORT_SCENE_OT_hangar_game.bl_idname, text="Game model from catalogs (hangar)")
 
 
 def menu_export(self, context):
     self.layout.operator(EXPORT_SCENE_OT_hangar.bl_idname, text="Game model (hangar)")
 
 
-CLASSES = (IMPORT_SCENE_OT_hangar, EXPORT_SCENE_OT_hangar, VIEW3D_PT_hangar)
+CLASSES = (IMPORT_SCENE_OT_hangar, IMPORT_SCENE_OT_hangar_game, EXPORT_SCENE_OT_hangar, VIEW3D_PT_hangar)
 
 
 def register():

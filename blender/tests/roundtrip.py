@@ -117,6 +117,39 @@ def ani_onto_component():
     return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
 
 
+def from_catalogs():
+    """A game folder with the dropship packed into its catalog (by the CLI, HANGAR_BIN): the picker
+    offers it, File > Import > Game model from catalogs brings its 45 meshes, and File > Export
+    writes the component back byte for byte."""
+    import shutil
+    import subprocess
+    import types
+    cli = os.environ.get("HANGAR_BIN")
+    if not cli:
+        return "HANGAR_BIN (the hangar command line) is not set"
+    src_dir = os.path.join(out, "catsrc", "assets", "units", "size_m")
+    game = os.path.join(out, "game")
+    shutil.rmtree(os.path.join(out, "catsrc"), ignore_errors=True)
+    shutil.rmtree(game, ignore_errors=True)
+    os.makedirs(game)
+    shutil.copytree(os.path.dirname(dropship), src_dir)
+    subprocess.run([cli, "cat", "pack", os.path.join(out, "catsrc"), "-o", os.path.join(game, "01.cat")],
+                   check=True, capture_output=True)
+    fresh()
+    ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
+    offered = ext.search_models(types.SimpleNamespace(game=game), bpy.context, "DROPSHIP.x")
+    want = "assets/units/size_m/arg_dropship.xml"
+    if offered != [want]:
+        return f"the picker offers {offered[:5]}"
+    if "FINISHED" not in bpy.ops.import_scene.hangar_game(game=game, path=want):
+        return "the import did not finish"
+    meshes = len([m for m in bpy.data.meshes if len(m.polygons)])
+    if meshes != 45:
+        return f"{meshes} meshes"
+    bad = changed_files(dropship, exported("fromcat", dropship))
+    return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
+
+
 def textures():
     """Textures decoded by hangar arrive as packed images wired into the material (an M3 of a mod, its
     DDS files beside it in the mod's Assets/Textures)."""
@@ -297,6 +330,7 @@ checks.case("m3 mesh edited", lambda: mesh_edited(os.path.join(corpus, "m3/Artem
 checks.case("xac mesh edited", lambda: mesh_edited(os.path.join(corpus, "emfx/vic2vl__Zulu_Infantry.xac")))
 checks.case("edges", edges)
 checks.case("ani onto its component", ani_onto_component)
+checks.case("from catalogs", from_catalogs)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)
 checks.case("textures", textures)

@@ -120,3 +120,14 @@ pub fn digest(buffers: &[&[u8]]) -> String {
         .collect();
     parts.join("/")
 }
+
+/// The files hangar shows that a game or mod folder (or one `.cat`) holds, as `GAME::path` names
+/// them: its catalogs' indexes are read, no entry.
+pub fn models(game: &Path) -> Result<Vec<String>> {
+    let view = hangar::GameView::open(game)?;
+    let all = view.files("")?;
+    Ok(hangar::GameView::models(&all)
+        .into_iter()
+        .cloned()
+        .collect())
+}

@@ -133,6 +133,12 @@ fn write(
     json_text(&warnings)
 }
 
+/// The files hangar shows in a game or mod folder (or one `.cat`): paths for `GAME::path`, sorted.
+#[pyfunction]
+fn models(py: Python<'_>, game: PathBuf) -> PyResult<Vec<String>> {
+    py.detach(|| calls::models(&game)).map_err(err)
+}
+
 /// The fingerprint of byte arrays (numpy uint8, one dimension): each one's Adler-32 and length,
 /// `xxxxxxxx:len` joined by `/`, as `zlib.adler32` gives them; computed without the GIL.
 #[pyfunction]
@@ -153,6 +159,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(write, m)?)?;
     m.add_function(wrap_pyfunction!(digest, m)?)?;
+    m.add_function(wrap_pyfunction!(models, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

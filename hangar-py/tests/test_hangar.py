@@ -115,6 +115,17 @@ def test_digest_is_zlib_adler32_and_length_of_each_array():
     assert hangar.digest(a, b2) != want
 
 
+def test_models_lists_what_hangar_opens_in_a_folder():
+    folder = os.path.dirname(dropship())
+    found = hangar.models(folder)
+    assert len(found) == 49 and found[0] == "arg_dropship.xml" and found[-1] == "arg_dropship_data/part_keyb_r002-lod0.xmf"
+    assert found[1] == "arg_dropship_data.ani"  # the .ani, in the view's lower case
+    s = hangar.open(f"{folder}::{found[2]}")
+    assert len(s.meshes) == 1
+    with pytest.raises(hangar.Error):
+        hangar.models(os.path.join(folder, "nothing here"))
+
+
 def test_write_round_trip_of_an_xmf(tmp_path):
     src = corpus("x4/DeadAirRT__part_main-lod0.xmf")
     s = hangar.open(src)

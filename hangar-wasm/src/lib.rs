@@ -113,22 +113,10 @@ impl Shown {
 /// Extensions of the motion files that go with a model (`--motion`).
 const MOTIONS: &[&str] = &["xsm", "xpm", "m3a"];
 
-/// Extensions listed in a folder's tree: what hangar shows.
-const LISTED: &[&str] = &[
-    "xml", "xmf", "m3", "m3a", "xac", "xsm", "xpm", "ani", "bgf", "bgp", "bsg", "dds", "tga", "gz",
-    "glb", "gltf",
-];
-
 /// The extension of `path`'s file name (as written; compare with `eq_ignore_ascii_case`).
 fn ext(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);
     name.rsplit_once('.').map_or("", |(_, e)| e)
-}
-
-/// True when hangar shows the file at `path` (by its extension, see [`LISTED`]).
-fn listed(path: &str) -> bool {
-    let e = ext(path);
-    LISTED.iter().any(|l| l.eq_ignore_ascii_case(e))
 }
 
 /// What [`Workspace::index`] hands the page: `meta` (JSON: `{"models": N, "files": N,
@@ -244,9 +232,6 @@ impl Workspace {
         let t1 = now_ms();
         let all = view.files("").map_err(js_error)?;
         let t2 = now_ms();
-        // A game or mod keeps its models under assets/: its other XMLs (scripts, libraries) are
-        // no models. A loose folder's XMLs may be components anywhere.
-        let game = all.iter().any(|p| p.starts_with("assets/"));
         // Loose files keep their own spelling in the list (the view compares in lower case).
         let spelled: std::collections::HashMap<String, &String> = self
             .files
@@ -255,13 +240,10 @@ impl Workspace {
             .collect();
         let mut paths = String::with_capacity(all.iter().map(|p| p.len() + 1).sum());
         let mut models = 0usize;
-        for p in &all {
-            let xml = ext(p).eq_ignore_ascii_case("xml");
-            let model =
-                listed(p) && (!xml || !game || p.starts_with("assets/") || p.contains("/assets/"));
+        for p in GameView::models(&all) {
             let shown = spelled.get(p).map_or(p.as_str(), |s| s.as_str());
             // A line break in a path (a damaged .cat) would split it in two in the list.
-            if model && !shown.contains('\n') {
+            if !shown.contains('\n') {
                 if models > 0 {
                     paths.push('\n');
                 }

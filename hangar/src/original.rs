@@ -108,11 +108,6 @@ fn carry_data(scene: &Scene, original: &Path, output: &Path, out: &mut Files) ->
     let Some(data) = data else {
         return Ok(());
     };
-    let src_dir = original.parent().unwrap_or(Path::new("."));
-    let Some(src_data) = crate::assemble::read::find_in(src_dir, data).filter(|d| d.is_dir())
-    else {
-        return Ok(());
-    };
     let out_data = output.parent().unwrap_or(Path::new("")).join(data);
     let lower = |p: &Path| p.to_string_lossy().to_lowercase();
     let written: Vec<String> = out
@@ -121,13 +116,35 @@ fn carry_data(scene: &Scene, original: &Path, output: &Path, out: &mut Files) ->
         .filter_map(|(p, _)| p.strip_prefix(&out_data).ok().map(lower))
         .collect();
     let mut carried = Vec::new();
-    for rel in files_under(&src_data, 100_000)? {
-        if written.contains(&lower(&rel)) {
-            continue;
+    if let Some((game, xml)) = crate::vfs::split_spec(&original.to_string_lossy()) {
+        // Read from a game's catalogs (`GAME::path`): the data folder's entries beside the XML.
+        let view = crate::GameView::open(&game)?;
+        let here = crate::vfs::normalize(xml)?;
+        let dir = here.rsplit_once('/').map_or("", |(d, _)| d);
+        let prefix = crate::vfs::normalize(&format!("{dir}/{data}"))?;
+        let inside = format!("{prefix}/");
+        for p in view.files(&prefix)? {
+            let Some(rel) = p.strip_prefix(&inside).map(PathBuf::from) else {
+                continue; // a sibling whose name starts the same (`..._data.ani`)
+            };
+            if !written.contains(&lower(&rel)) {
+                carried.push((out_data.join(&rel), view.read(&p)?.to_vec()));
+            }
         }
-        let from = src_data.join(&rel);
-        let bytes = std::fs::read(&from).map_err(|e| Error::io(&from, e))?;
-        carried.push((out_data.join(&rel), bytes));
+    } else {
+        let src_dir = original.parent().unwrap_or(Path::new("."));
+        let Some(src_data) = crate::assemble::read::find_in(src_dir, data).filter(|d| d.is_dir())
+        else {
+            return Ok(());
+        };
+        for rel in files_under(&src_data, 100_000)? {
+            if written.contains(&lower(&rel)) {
+                continue;
+            }
+            let from = src_data.join(&rel);
+            let bytes = std::fs::read(&from).map_err(|e| Error::io(&from, e))?;
+            carried.push((out_data.join(&rel), bytes));
+        }
     }
     // The XML stays last: it names the others.
     let at = out.files.len().saturating_sub(1);

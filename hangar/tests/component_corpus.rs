@@ -534,6 +534,67 @@ fn a_new_mesh_node_becomes_a_part_with_a_connection() {
 /// A component read through a catalog, its `<source geometry>` naming the install path under
 /// `extensions\`: the parts load from the data folder the path names inside the mod, and their
 /// warnings name the part's file.
+/// A component of one part, `part_main`, `y` up, its geometry where `geometry` says.
+fn logo_xml(name: &str, geometry: &str, y: f32) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<components>
+  <component name="{name}">
+    <source geometry="{geometry}"/>
+    <connections>
+      <connection name="c1" tags="part">
+        <parts><part name="part_main"/></parts>
+        <offset><position x="0" y="{y}" z="0"/></offset>
+      </connection>
+    </connections>
+  </component>
+</components>
+"#
+    )
+}
+
+#[test]
+fn a_component_read_from_a_catalog_is_written_back_with_its_data_folder() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_from_catalog");
+    let _ = std::fs::remove_dir_all(&root);
+    let data = root.join("src/assets/props/logo/logo_data");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::copy(
+        samples.join("wedge-lod0.xmf"),
+        data.join("part_main-lod0.xmf"),
+    )
+    .unwrap();
+    std::fs::copy(
+        samples.join("wedge-collision.xmf"),
+        data.join("part_main-collision.xmf"),
+    )
+    .unwrap();
+    // A file of the data folder no part names: carried as it is.
+    std::fs::write(data.join("shape.jcs"), b"not a mesh").unwrap();
+    std::fs::write(
+        root.join("src/assets/props/logo/logo.xml"),
+        logo_xml("logo", r"assets\props\logo\logo_data", 0.0),
+    )
+    .unwrap();
+    let cat = root.join("01.cat");
+    hangar::formats::catalog::pack(&root.join("src"), &cat, &|_| {}).unwrap();
+    let spec = PathBuf::from(format!("{}::assets/props/logo/logo.xml", cat.display()));
+    let (mut scene, _) = hangar::open(spec.as_path()).unwrap().to_scene().unwrap();
+    // As an editor hands it back with nothing edited: no mesh (each is carried as its file).
+    scene.meshes.clear();
+    scene.nodes.iter_mut().for_each(|n| n.mesh = None);
+    let out = root.join("out/logo.xml");
+    hangar::write_scene_to(&scene, &out, Some(&spec)).unwrap();
+    for f in ["part_main-lod0.xmf", "part_main-collision.xmf", "shape.jcs"] {
+        assert_eq!(
+            std::fs::read(root.join("out/logo_data").join(f)).unwrap(),
+            std::fs::read(data.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
 #[test]
 fn a_packed_component_finds_its_geometry_through_the_catalog() {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_packed");
@@ -553,19 +614,11 @@ fn a_packed_component_finds_its_geometry_through_the_catalog() {
     }
     std::fs::write(
         src.join("assets/props/logo/logo_10m.xml"),
-        r#"<?xml version="1.0"?>
-<components>
-  <component name="logo_10m">
-    <source geometry="\Extensions\MyMod\assets\props\logo\data\10m"/>
-    <connections>
-      <connection name="c1" tags="part">
-        <parts><part name="part_main"/></parts>
-        <offset><position x="0" y="5" z="0"/></offset>
-      </connection>
-    </connections>
-  </component>
-</components>
-"#,
+        logo_xml(
+            "logo_10m",
+            r"\Extensions\MyMod\assets\props\logo\data\10m",
+            5.0,
+        ),
     )
     .unwrap();
     let cat = root.join("ext_01.cat");

@@ -24,7 +24,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write", "digest",
+    "Error", "info", "validate", "convert", "open", "write", "digest", "models",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
 ]
@@ -262,6 +262,14 @@ def open(path: str | PathLike[str], *, motions: list = [], textures: bool = Fals
     one), computed in the library side by side."""
     d, w = _native.open(fspath(path), [fspath(m) for m in motions], textures, edges)
     return _scene(d, json.loads(w), fspath(path))
+
+
+def models(game: str | PathLike[str]) -> list[str]:
+    """The files hangar opens in a game or mod folder (its loose files, its catalogs and its
+    extensions' in the game's order) or in one ``.cat``: models, motions, UI files and textures, as
+    ``GAME::path`` names them (``hangar.open(f"{game}::{path}")``), sorted. Only the catalogs'
+    indexes are read."""
+    return _native.models(fspath(game))
 
 
 def digest(*arrays) -> str:

@@ -384,7 +384,35 @@ impl GameView {
         out.dedup();
         Ok(out)
     }
+
+    /// Which of [`GameView::files`] hangar shows (by extension, [`SHOWN`]): a game or mod keeps
+    /// its models under `assets/`, so there its other XMLs (scripts, libraries) are left out; a
+    /// loose folder's XMLs may be components anywhere.
+    pub fn models(files: &[String]) -> Vec<&String> {
+        let game = files.iter().any(|p| p.starts_with("assets/"));
+        files
+            .iter()
+            .filter(|p| {
+                let e = p
+                    .rsplit('/')
+                    .next()
+                    .and_then(|n| n.rsplit_once('.'))
+                    .map_or("", |x| x.1);
+                SHOWN.iter().any(|s| s.eq_ignore_ascii_case(e))
+                    && (!e.eq_ignore_ascii_case("xml")
+                        || !game
+                        || p.starts_with("assets/")
+                        || p.contains("/assets/"))
+            })
+            .collect()
+    }
 }
+
+/// Extensions of the files hangar opens and shows: models, motions, UI files, textures, glTF.
+pub const SHOWN: &[&str] = &[
+    "xml", "xmf", "m3", "m3a", "xac", "xsm", "xpm", "ani", "bgf", "bgp", "bsg", "dds", "tga", "gz",
+    "glb", "gltf",
+];
 
 /// The data catalogs directly in `dir` in the order the game stacks them: `NN.cat`, then
 /// `ext_*.cat`, then `subst_*.cat`, each by name; `_sig.cat` signatures left out.
