@@ -385,9 +385,9 @@ impl GameView {
         Ok(out)
     }
 
-    /// Which of [`GameView::files`] hangar shows (by extension, [`SHOWN`]): a game or mod keeps
-    /// its models under `assets/`, so there its other XMLs (scripts, libraries) are left out; a
-    /// loose folder's XMLs may be components anywhere.
+    /// Which of [`GameView::files`] hangar shows (by extension: models, motions, UI files, textures,
+    /// glTF). A game or mod keeps its models under `assets/`, so there its other XMLs (scripts,
+    /// libraries) are left out; a loose folder's XMLs may be components anywhere.
     pub fn models(files: &[String]) -> Vec<&String> {
         let game = files.iter().any(|p| p.starts_with("assets/"));
         files
