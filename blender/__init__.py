@@ -865,8 +865,9 @@ def patched_original(hangar, coll):
             continue
         n = sc.nodes[i]
         t, r, s = object_trs(o)
-        placed = tuple(np.float32(x) for x in (*t, *r, *s))
-        if placed != tuple(np.float32(x) for x in (*n.translation, *n.rotation, *n.scale)):
+        placed = np.array([*t, *r, *s], np.float32)
+        # As stored (float32; a NaN a file carries is no edit).
+        if not np.array_equal(placed, np.array([*n.translation, *n.rotation, *n.scale], np.float32), equal_nan=True):
             n.translation, n.rotation, n.scale = tuple(t), tuple(r), tuple(s)
             changed += 1
         if o.type != "MESH" or n.mesh is None or n.mesh >= len(sc.meshes) or not mesh_changed(o.data):
