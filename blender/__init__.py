@@ -337,6 +337,9 @@ def ani_onto_component(context, coll, path):
 
 def import_file(context, path, motions=()):
     hangar = _hangar()
+    if os.path.isdir(path):
+        # A component's _data folder picked: its XML, which the export writes back.
+        path = hangar.component_of(path.rstrip("/\\")) or path
     if path.lower().endswith(".ani"):
         coll = component_of_ani(path)
         if coll is not None:

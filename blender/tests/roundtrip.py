@@ -141,12 +141,26 @@ def from_catalogs():
     want = "assets/units/size_m/arg_dropship.xml"
     if offered != [want]:
         return f"the picker offers {offered[:5]}"
-    if "FINISHED" not in bpy.ops.import_scene.hangar_game(game=game, path=want):
+    return arrived_whole(bpy.ops.import_scene.hangar_game(game=game, path=want), "fromcat")
+
+
+def data_folder():
+    """The dropship's _data folder picked in the file browser: its component arrives and exports
+    back byte for byte."""
+    fresh()
+    folder = os.path.join(os.path.dirname(dropship), "arg_dropship_data") + os.sep
+    return arrived_whole(bpy.ops.import_scene.hangar(filepath=folder, directory=folder), "datafolder")
+
+
+def arrived_whole(result, tag):
+    """After an import of the dropship (`result`, the operator's): its 45 meshes are in, and File >
+    Export writes the component back byte for byte (into OUTDIR/tag/)."""
+    if "FINISHED" not in result:
         return "the import did not finish"
     meshes = len([m for m in bpy.data.meshes if len(m.polygons)])
     if meshes != 45:
         return f"{meshes} meshes"
-    bad = changed_files(dropship, exported("fromcat", dropship))
+    bad = changed_files(dropship, exported(tag, dropship))
     return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
 
 
@@ -331,6 +345,7 @@ checks.case("xac mesh edited", lambda: mesh_edited(os.path.join(corpus, "emfx/vi
 checks.case("edges", edges)
 checks.case("ani onto its component", ani_onto_component)
 checks.case("from catalogs", from_catalogs)
+checks.case("data folder picked", data_folder)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)
 checks.case("textures", textures)

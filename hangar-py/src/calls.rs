@@ -131,3 +131,8 @@ pub fn models(game: &Path) -> Result<Vec<String>> {
         .cloned()
         .collect())
 }
+
+/// The component XML of a data folder (`ship_data/` -> `ship.xml` beside it).
+pub fn component_of(folder: &Path) -> Option<PathBuf> {
+    hangar::component_of(folder)
+}

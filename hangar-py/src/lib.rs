@@ -139,6 +139,12 @@ fn models(py: Python<'_>, game: PathBuf) -> PyResult<Vec<String>> {
     py.detach(|| calls::models(&game)).map_err(err)
 }
 
+/// The component XML a data folder belongs to (`ship_data/` -> `ship.xml` beside it), or None.
+#[pyfunction]
+fn component_of(folder: PathBuf) -> Option<PathBuf> {
+    calls::component_of(&folder)
+}
+
 /// The fingerprint of byte arrays (numpy uint8, one dimension): each one's Adler-32 and length,
 /// `xxxxxxxx:len` joined by `/`, as `zlib.adler32` gives them; computed without the GIL.
 #[pyfunction]
@@ -160,6 +166,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write, m)?)?;
     m.add_function(wrap_pyfunction!(digest, m)?)?;
     m.add_function(wrap_pyfunction!(models, m)?)?;
+    m.add_function(wrap_pyfunction!(component_of, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

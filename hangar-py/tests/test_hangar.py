@@ -126,6 +126,12 @@ def test_models_lists_what_hangar_opens_in_a_folder():
         hangar.models(os.path.join(folder, "nothing here"))
 
 
+def test_component_of_a_data_folder_is_its_xml():
+    xml = dropship()
+    assert hangar.component_of(os.path.join(os.path.dirname(xml), "arg_dropship_data")) == xml
+    assert hangar.component_of(os.path.dirname(xml)) is None
+
+
 def test_write_round_trip_of_an_xmf(tmp_path):
     src = corpus("x4/DeadAirRT__part_main-lod0.xmf")
     s = hangar.open(src)

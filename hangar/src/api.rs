@@ -73,6 +73,16 @@ impl GameView {
     }
 }
 
+/// The component XML a data folder belongs to (`ship_data/` gives `ship.xml` beside it, in any
+/// case), as [`open`] finds it when given the folder: for a tool that keeps the file it read.
+///
+/// ```
+/// assert_eq!(hangar::component_of(std::path::Path::new("../samples")), None);
+/// ```
+pub fn component_of(data_folder: &Path) -> Option<PathBuf> {
+    crate::assemble::xml_beside(data_folder)
+}
+
 /// Opens a file (or a component folder) and reads it: its format is told by its first bytes.
 ///
 /// ```

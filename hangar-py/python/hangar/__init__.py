@@ -24,7 +24,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write", "digest", "models",
+    "Error", "info", "validate", "convert", "open", "write", "digest", "models", "component_of",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
 ]
@@ -270,6 +270,13 @@ def models(game: str | PathLike[str]) -> list[str]:
     ``GAME::path`` names them (``hangar.open(f"{game}::{path}")``), sorted. Only the catalogs'
     indexes are read."""
     return _native.models(fspath(game))
+
+
+def component_of(folder: str | PathLike[str]) -> Optional[str]:
+    """The component XML a ``_data`` folder belongs to (``ship_data/`` gives ``ship.xml`` beside it,
+    in any case), as :func:`open` finds it when given the folder; None when there is none."""
+    found = _native.component_of(fspath(folder))
+    return None if found is None else fspath(found)
 
 
 def digest(*arrays) -> str:
