@@ -397,7 +397,7 @@ def import_file(context, path, motions=()):
             L = scene.lights[n.light]
             data = bpy.data.lights.new(L.name or n.name, "SPOT" if L.kind == "spot" else "SUN" if L.kind == "directional" else "POINT")
             data.color = L.color
-            if L.kind == "spot" and L.outer:
+            if L.kind == "spot" and L.outer and math.isfinite(L.outer):
                 data.spot_size = 2 * L.outer
             if L.kind != "point":
                 aims.append((i, data))
@@ -406,9 +406,9 @@ def import_file(context, path, motions=()):
             C = scene.cameras[n.camera]
             cam = bpy.data.cameras.new(C.name or n.name)
             cam.sensor_fit = "VERTICAL"
-            cam.angle_y = C.yfov
-            cam.clip_start = C.znear
-            cam.clip_end = C.zfar or 1000.0
+            for prop, value in (("angle_y", C.yfov), ("clip_start", C.znear), ("clip_end", C.zfar or 1000.0)):
+                if value is not None and math.isfinite(value) and value > 0:  # a file's garbage is left out
+                    setattr(cam, prop, value)
             aims.append((i, cam))
         ob = bpy.data.objects.new(n.name, data)
         if ob.name != n.name or len(n.name.encode()) > 63:
