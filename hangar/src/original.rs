@@ -37,7 +37,12 @@ pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Resu
     } else {
         // Over the file the scene was read from: its bytes while the scene still shows it, an
         // actor's LOD chunks carried when it does not.
-        if let Some(src) = original {
+        // Only an original of the output's own format has a say (`from_original`): no other is read.
+        let own_format = |src: &&Path| {
+            let ext = |p: &Path| p.extension().map(|e| e.to_ascii_lowercase());
+            ext(src) == ext(output)
+        };
+        if let Some(src) = original.filter(own_format) {
             let was = read(src)?;
             let mut notes = Vec::new();
             if let Some(made) = from_original(scene, output, src, &was, &mut notes) {

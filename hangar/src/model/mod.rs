@@ -532,11 +532,9 @@ impl Scene {
                 at - 1
             }));
         }
-        let mut k = 0;
-        self.materials.retain(|_| {
-            k += 1;
-            new_index[k - 1].is_some()
-        });
+        let mut kept = new_index.iter();
+        self.materials
+            .retain(|_| kept.next().is_some_and(Option::is_some));
         for p in self.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()) {
             p.material = p.material.and_then(|m| new_index.get(m).copied().flatten());
         }
