@@ -173,18 +173,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 // ---- scene -> Python ----
 
-/// `rows` of `N` values as an (len, N) array (one copy of the bytes).
-fn rows<'py, T: numpy::Element + bytemuck::Pod, const N: usize>(
-    py: Python<'py>,
-    rows: &[[T; N]],
-) -> PyResult<Bound<'py, PyAny>> {
-    Ok(
-        PyArray1::from_slice(py, bytemuck::cast_slice::<[T; N], T>(rows))
-            .reshape([rows.len(), N])?
-            .into_any(),
-    )
-}
-
 /// `rows` of `N` values as an (len, N) array that takes over their memory.
 fn owned_rows<'py, T: numpy::Element + bytemuck::Pod, const N: usize>(
     py: Python<'py>,
@@ -305,11 +293,11 @@ fn scene_to_py<'py>(
     }
     d.set_item("materials", materials)?;
     let skins = PyList::empty(py);
-    for k in &s.skins {
+    for k in std::mem::take(&mut s.skins) {
         let x = PyDict::new(py);
         x.set_item("name", &k.name)?;
         x.set_item("joints", &k.joints)?;
-        x.set_item("inverse_bind", rows(py, &k.inverse_bind)?)?;
+        x.set_item("inverse_bind", owned_rows(py, k.inverse_bind)?)?;
         skins.append(x)?;
     }
     d.set_item("skins", skins)?;
