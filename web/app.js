@@ -333,7 +333,7 @@ async function validate(path, mine) {
 
 // The download buttons: for a model the GLB forms at once (it was drawn from one), then what
 // hangar says it writes from this file (each output tried in the worker).
-const LABELS = { gltf: 'glTF', obj: 'OBJ', json: 'dump .json', png: 'PNG', dds: 'DDS (BC7)' };
+const LABELS = { gltf: 'glTF', obj: 'OBJ', json: 'dump .json', png: 'PNG', dds: 'DDS (BC7)', xml: 'component .zip' };
 async function downloads(meta, mine) {
   const box = $('downloads');
   box.replaceChildren();
@@ -371,7 +371,7 @@ async function download(output, { quantize, compress } = {}) {
       if (mip || surface) output = output.replace(/\.png$/, `-mip${mip}-surface${surface}.png`);
       bytes = current.png;
     } else {
-      ({ bytes } = await call('convert', { path: current.path, motions: current.motions, output, quantize, compress }));
+      ({ bytes, name: output } = await call('convert', { path: current.path, motions: current.motions, output, quantize, compress }));
     }
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([bytes]));

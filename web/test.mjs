@@ -3,7 +3,8 @@
 // reach data-state=shown with the command line's numbers in [data-stat] (vertices, triangles, and
 // the nodes and animations of the GLB the CLI writes), paint #view, and log no console error.
 // Then the texture pickers (a DDS's mip levels, a cube map's faces: sizes and colours) and the
-// download buttons (which, and the bytes: an .xmf rewritten as it was, the CLI's GLB).
+// download buttons (which, and the bytes: an .xmf rewritten as it was, the CLI's GLB, a component
+// folder's .zip unpacked as the folder, file for file).
 // Screenshots go to target/web-test/. Prints one line a case, then 'N passed, M failed'.
 // usage: node web/test.mjs URL HANGAR_BINARY CORPUS
 import { chromium } from 'playwright-core';
@@ -174,7 +175,7 @@ const checks = [
   ['xmf-downloads', async page => {
     const bad = [];
     const got = await buttons(page, xmf);
-    const want = ['GLB', 'GLB --quantize', 'GLB --quantize --compress', 'glTF', 'OBJ', 'dump .json', '.xmf'];
+    const want = ['GLB', 'GLB --quantize', 'GLB --quantize --compress', 'glTF', 'OBJ', 'dump .json', 'component .zip', '.xmf'];
     if (String(got) !== String(want)) bad.push(`buttons ${got}`);
     // The .xmf is the file rewritten byte for byte; the GLB is the CLI's, byte for byte.
     if (!(await take(page, '.xmf')).equals(readFileSync(xmf))) bad.push('.xmf differs from the file');
@@ -187,8 +188,26 @@ const checks = [
   }],
   ['xac-downloads', async page => {
     const got = await buttons(page, cases[2].files[0]);
-    const want = ['GLB', 'GLB --quantize', 'GLB --quantize --compress', 'glTF', 'OBJ', 'dump .json', '.xac'];
+    const want = ['GLB', 'GLB --quantize', 'GLB --quantize --compress', 'glTF', 'OBJ', 'dump .json', 'component .zip', '.xac'];
     return String(got) === String(want) ? [] : [`buttons ${got}`];
+  }],
+  ['component-zip', async page => {
+    // The component shown from its folder downloads as one .zip: its XML, every file of its data
+    // folder and its .ani, each the folder's bytes.
+    const bad = [];
+    await page.setInputFiles('#open-folder', dropship);
+    await page.click('#files [data-path="arg_dropship.xml"]');
+    await page.waitForSelector('#downloads[data-ready="yes"]', { timeout: 120000 });
+    const [d] = await Promise.all([page.waitForEvent('download', { timeout: 120000 }), page.click('#downloads button:text-is("component .zip")')]);
+    if (d.suggestedFilename() !== 'arg_dropship.zip') bad.push(`named ${d.suggestedFilename()}`);
+    const out = join(tmp, 'zip');
+    execFileSync('unzip', ['-q', '-o', await d.path(), '-d', out]);
+    const walk = (dir, pre = '') => readdirSync(dir, { withFileTypes: true }).flatMap(e => e.isDirectory() ? walk(join(dir, e.name), pre + e.name + '/') : [pre + e.name]).sort();
+    const want = walk(dropship), got = walk(out);
+    if (String(got) !== String(want)) bad.push(`${got.length} files, the folder ${want.length}`);
+    const differ = want.filter(f => got.includes(f) && !readFileSync(join(out, f)).equals(readFileSync(join(dropship, f))));
+    if (differ.length) bad.push(`${differ.length} differ, as ${differ[0]}`);
+    return bad;
   }],
   ['dds-downloads', async page => {
     const bad = [];

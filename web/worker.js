@@ -1,24 +1,37 @@
 // hangar's wasm runs here, off the page's thread. The files the page hands over are read in slices
 // with FileReaderSync (Blob.slice), when the wasm asks: a game's .dat is never read whole.
-import init, { Workspace } from './pkg/hangar_wasm.js';
+import init, { Workspace, reserve_heap } from './pkg/hangar_wasm.js';
 
 const files = [];
 let ws = null;
 const reader = new FileReaderSync();
 
+// Files read ahead of a request, by id (see `readAhead`).
+const ahead = new Map();
+
 // Called by the wasm (hangar-wasm's `read_at`).
 globalThis.hangarReadAt = (id, offset, len) => {
-  const f = id >= WARM ? warmFiles[id - WARM] : files[id];
+  const got = ahead.get(id);
+  if (got) return got.slice(offset, offset + len);
+  const f = files[id];
   if (!f) throw new Error(`no file ${id}`);
   return new Uint8Array(reader.readAsArrayBuffer(f.slice(offset, offset + len)));
 };
 
+// The files showing `path` reads (a component's XML, data folder and .ani, as hangar says),
+// read together: one FileReaderSync read costs about a millisecond, and a ship has dozens.
+async function readAhead(path) {
+  const ids = ws.reads(path);
+  if (ids.length < 2) return;
+  const bytes = await Promise.all([...ids].map(id => files[id].arrayBuffer()));
+  ids.forEach((id, i) => ahead.set(id, new Uint8Array(bytes[i])));
+}
+
 // Warm-up: the browser first runs the wasm through its quick baseline compiler and optimizes a
-// function once it has run a while. Until the page's first request, the shipped sample and the M3
-// hangar writes from it are converted over and over (about 300 ms), so the readers and writers are
-// optimized before the user's first file; a request stops it at once. Its files have their own ids.
-const WARM = 1 << 30;
-const warmFiles = [];
+// function once it has run a while. Until the page's first request, the heap is grown to what a
+// ship takes, and the shipped sample, a made-up 96 x 96 grid and what hangar writes from them (an
+// M3, an XMF with zlib buffers, a component) are shown over and over (about 450 ms), so the readers
+// and writers are optimized before the user's first file; a request stops it at once.
 let warming = true;
 // One turn of the event loop without setTimeout's 4 ms floor.
 const turn = new MessageChannel();
@@ -27,25 +40,22 @@ async function warmUp() {
   const t = performance.now();
   const xmf = new Uint8Array(await (await fetch(new URL('./samples/wedge-lod0.xmf', import.meta.url))).arrayBuffer());
   const w = new Workspace('warm-up');
-  const add = (name, bytes) => {
-    warmFiles.push(new Blob([bytes]));
-    w.add_file(name, WARM + warmFiles.length - 1, bytes.length);
-  };
-  add('wedge-lod0.xmf', xmf);
-  w.index().free();
-  add('wedge.m3', w.convert('wedge-lod0.xmf', [], 'wedge.m3', false, false));
-  w.index().free();
-  // Written from the M3, an XMF's buffers are zlib streams: reading it warms the inflater too.
-  add('wedge-z.xmf', w.convert('wedge.m3', [], 'wedge-z.xmf', false, false));
+  w.add_bytes('wedge-lod0.xmf', xmf);
+  reserve_heap(64);   // a ship's conversion takes tens of MiB: grown and touched now, not then
+  w.add_warm_up_model('grid.xmf', 96);
+  const made = [['wedge-lod0.xmf', 'wedge.m3'], ['wedge.m3', 'wedge-z.xmf'], ['grid.xmf', 'ship/grid.xml']];
+  for (const [from, to] of made) {
+    w.index().free();
+    w.add_converted(from, to);
+  }
   w.index().free();
   let rounds = 0;
-  while (warming && performance.now() - t < 300) {
-    for (const name of ['wedge-lod0.xmf', 'wedge.m3', 'wedge-z.xmf']) w.show(name, []).free();
+  while (warming && performance.now() - t < 450) {
+    for (const name of ['wedge-lod0.xmf', 'wedge.m3', 'wedge-z.xmf', 'ship/grid.xml']) w.show(name, []).free();
     rounds++;
     await yieldOnce;   // a request waiting is served first
   }
   w.free();
-  warmFiles.length = 0;
   console.info(`hangar warm-up: ${rounds} rounds in ${Math.round(performance.now() - t)} ms`);
 }
 const ready = init();
@@ -54,12 +64,10 @@ const ready = init();
 ready.then(warmUp).catch(() => {}).finally(() => postMessage({ ready: true }));
 const progress = (text, fraction) => postMessage({ progress: text, fraction });
 
-// What `Workspace.show` or `show_level` hands back, for the page (timed).
+// What `Workspace.show` or `show_level` hands back, for the page.
 function shown(make) {
-  const t = performance.now();
   const s = make();
   const meta = JSON.parse(s.meta);
-  meta.ms = performance.now() - t;
   const bytes = s.take_bytes();
   s.free();
   return { meta, bytes, transfer: [bytes.buffer] };
@@ -100,19 +108,34 @@ const ops = {
   validate({ path }) {
     return { result: JSON.parse(ws.validate(path)) };
   },
+  // The download's name and bytes (a .zip for an output that is several files).
   convert({ path, motions, output, quantize, compress }) {
     progress(`writing ${output}`);
-    const bytes = ws.convert(path, motions || [], output, !!quantize, !!compress);
-    return { bytes, transfer: [bytes.buffer] };
+    const d = ws.convert(path, motions || [], output, !!quantize, !!compress);
+    const name = d.name;
+    const bytes = d.take_bytes();
+    d.free();
+    return { name, bytes, transfer: [bytes.buffer] };
   },
 };
 
-onmessage = async ({ data }) => {
-  const { id, op } = data;
+// Requests are served one after another: one waiting for its files read ahead holds the others
+// (an `open` must not swap the files under it).
+let queue = Promise.resolve();
+onmessage = ({ data }) => {
   warming = false;
+  queue = queue.then(() => serve(data));
+};
+
+async function serve(data) {
+  const { id, op } = data;
   try {
     await ready;
+    const t = performance.now();
+    if (op === 'show') await readAhead(data.path);
     const r = ops[op](data);
+    // hangar's time for what is shown, the files' reading included.
+    if (r.meta) r.meta.ms = performance.now() - t;
     const transfer = r.transfer || [];
     delete r.transfer;
     postMessage({ id, ok: true, ...r }, transfer);
@@ -120,5 +143,7 @@ onmessage = async ({ data }) => {
     // A Rust panic is a trap ("unreachable"): the page starts a new worker after one.
     const trap = e instanceof WebAssembly.RuntimeError;
     postMessage({ id, ok: false, error: String(e && e.message ? e.message : e), trap });
+  } finally {
+    ahead.clear();
   }
-};
+}

@@ -1,6 +1,6 @@
 //! Any bytes, under every name hangar recognises: open, describe, check, dump, the scene's edge
-//! tables (as the Python package hands Blender), and convert to glTF and back to the file's own
-//! format. Nothing may panic; errors are fine.
+//! tables (as the Python package hands Blender), and convert to glTF, back to the file's own
+//! format and to a whole component. Nothing may panic; errors are fine.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -40,4 +40,5 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = opened.write_as("out.glb", &options);
     let _ = opened.write_as(path, &options);
+    let _ = opened.write_as("out/f.xml", &options);
 });

@@ -84,9 +84,21 @@ fn js_error(e: impl std::fmt::Display) -> JsError {
 pub struct Workspace {
     label: String,
     files: Vec<(String, SharedSource)>,
+    /// The worker's id of each file it registered, by its path.
+    ids: Vec<(String, u32)>,
     view: Option<Arc<GameView>>,
     /// The component last opened (its scene is built once for showing, checking, downloads).
     component: std::cell::RefCell<Option<(String, Rc<Opened>)>>,
+}
+
+/// Grows the wasm's memory to `mib` MiB (at most 1024) and writes every byte once, then frees it
+/// to the allocator (which keeps it): the page's warm-up does so, since growing and first touching
+/// the 46 MiB a 78-part ship's conversion takes cost the first conversion about a third of its time.
+#[wasm_bindgen]
+pub fn reserve_heap(mib: u32) -> u32 {
+    let heap = vec![1u8; (mib.min(1024) as usize) << 20];
+    // Read back, so the writing is not optimized away.
+    heap.get(heap.len() / 2).copied().map_or(0, u32::from)
 }
 
 /// What the page draws for a file: `meta` (JSON: kind, info, counts, outputs) and the bytes (a
@@ -108,6 +120,11 @@ impl Shown {
     pub fn take_bytes(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.bytes)
     }
+}
+
+/// A path of the page as the view lists it (lower case, `/`), to find the file the user chose.
+fn game_key(path: &str) -> String {
+    path.to_lowercase().replace('\\', "/")
 }
 
 /// Extensions of the motion files that go with a model (`--motion`).
@@ -139,6 +156,46 @@ impl Listed {
     pub fn take_paths(&mut self) -> String {
         std::mem::take(&mut self.paths)
     }
+}
+
+/// A download: the file's name (a `.zip` when it is several files) and its bytes.
+#[wasm_bindgen]
+pub struct Download {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl Download {
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// The bytes, handed over once.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
+    }
+}
+
+/// `output` and the files that go with it (paths relative to its folder) as one zip archive, the
+/// way they lie on disk.
+fn zipped(output: &str, c: hangar::Converted) -> zip::result::ZipResult<Vec<u8>> {
+    use std::io::Write;
+    let name = output.rsplit('/').next().unwrap_or(output).to_string();
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(1));
+    let others = c
+        .files
+        .iter()
+        .map(|(p, b)| (p.to_string_lossy().replace('\\', "/"), b));
+    for (path, bytes) in others.chain([(name, &c.bytes)]) {
+        z.start_file(path, opts)?;
+        z.write_all(bytes)?;
+    }
+    Ok(z.finish()?.into_inner())
 }
 
 /// Node and animation counts of a GLB (its JSON chunk).
@@ -203,6 +260,7 @@ impl Workspace {
         Workspace {
             label,
             files: Vec::new(),
+            ids: Vec::new(),
             view: None,
             component: Default::default(),
         }
@@ -215,6 +273,7 @@ impl Workspace {
             len: len as u64,
             name: path.clone(),
         };
+        self.ids.push((path.clone(), id));
         self.files.push((path, Arc::new(src)));
     }
 
@@ -233,11 +292,8 @@ impl Workspace {
         let all = view.files("").map_err(js_error)?;
         let t2 = now_ms();
         // Loose files keep their own spelling in the list (the view compares in lower case).
-        let spelled: std::collections::HashMap<String, &String> = self
-            .files
-            .iter()
-            .map(|(p, _)| (p.to_lowercase().replace('\\', "/"), p))
-            .collect();
+        let spelled: std::collections::HashMap<String, &String> =
+            self.files.iter().map(|(p, _)| (game_key(p), p)).collect();
         let mut paths = String::with_capacity(all.iter().map(|p| p.len() + 1).sum());
         let mut models = 0usize;
         for p in GameView::models(&all) {
@@ -351,7 +407,7 @@ impl Workspace {
     /// it, as a JSON array of extensions: the download buttons. A file shown as a GLB has a scene,
     /// so its glTF forms are written; every other output is tried (the bytes are dropped), since
     /// a format's family names forms a given file cannot become (an .xac is no .xsm), and kept
-    /// when it is one file.
+    /// when it is written (one with more files downloads as a `.zip`).
     pub fn writable(&self, path: String, motions: Vec<String>) -> Result<String, JsError> {
         let opened = self.opened(&path, &motions).map_err(js_error)?;
         let scene = opened.levels().is_none() && shown_as(opened.format()).0 == "glb";
@@ -362,9 +418,7 @@ impl Workspace {
             .filter(|e| match *e {
                 "glb" | "gltf" => scene,
                 "obj" => scene && motions.is_empty(),
-                e => opened
-                    .write_as(format!("download.{e}"), &opts)
-                    .is_ok_and(|c| c.files.is_empty()),
+                e => opened.write_as(format!("download.{e}"), &opts).is_ok(),
             })
             .collect();
         Ok(json!(ok).to_string())
@@ -383,7 +437,9 @@ impl Workspace {
     }
 
     /// The file at `path` (with `motions`) converted to `output` (a name whose extension picks
-    /// the type: .glb, .gltf, .obj, .json, .png, or a game format), a glTF encoded as asked.
+    /// the type: .glb, .gltf, .obj, .json, .png, or a game format), a glTF encoded as asked. An
+    /// output that goes with more files (a component's XML, its `_data/` folder and .ani) comes
+    /// as one `.zip` of them all, in their folders.
     pub fn convert(
         &self,
         path: String,
@@ -391,19 +447,117 @@ impl Workspace {
         output: String,
         quantize: bool,
         compress: bool,
-    ) -> Result<Vec<u8>, JsError> {
-        let opened = self.opened(&path, &motions).map_err(js_error)?;
-        let c = opened
-            .write_as(&output, &self.options(quantize, compress))
-            .map_err(js_error)?;
-        // A download is one file: an output that needs others beside it would arrive broken.
-        if !c.files.is_empty() {
-            return Err(JsError::new(&format!(
-                "{output} goes with {} more files: convert it with the command line",
-                c.files.len()
-            )));
+    ) -> Result<Download, JsError> {
+        let c = self.converted(&path, &motions, &output, quantize, compress)?;
+        if c.files.is_empty() {
+            return Ok(Download {
+                name: output,
+                bytes: c.bytes,
+            });
         }
-        Ok(c.bytes)
+        let stem = output.rsplit_once('.').map_or(output.as_str(), |(s, _)| s);
+        Ok(Download {
+            name: format!("{stem}.zip"),
+            bytes: zipped(&output, c)
+                .map_err(|e| js_error(format!("{output}: packing the zip: {e}")))?,
+        })
+    }
+
+    fn converted(
+        &self,
+        path: &str,
+        motions: &[String],
+        output: &str,
+        quantize: bool,
+        compress: bool,
+    ) -> Result<hangar::Converted, JsError> {
+        let opened = self.opened(path, motions).map_err(js_error)?;
+        opened
+            .write_as(output, &self.options(quantize, compress))
+            .map_err(js_error)
+    }
+
+    /// The file at `path` converted to `output` (see [`Workspace::convert`]), added to the
+    /// workspace with the files that go with it, by their paths beside `output` (index again
+    /// to show them). The page's warm-up makes its files so.
+    pub fn add_converted(&mut self, path: String, output: String) -> Result<(), JsError> {
+        let c = self.converted(&path, &[], &output, false, false)?;
+        self.add_written(&output, c);
+        Ok(())
+    }
+
+    /// A made-up model for the page's warm-up, added as `output` (a game format, written as
+    /// hangar writes it from a scene: an XMF's buffers are zlib streams): a grid of `n` x `n`
+    /// vertices with normals and UVs, so the readers' and writers' loops run long enough for the
+    /// browser to optimize them, as a ship's parts make them run. At most 512 x 512.
+    pub fn add_warm_up_model(&mut self, output: String, n: u32) -> Result<(), JsError> {
+        let n = n.clamp(2, 512);
+        let mut vertices = hangar::model::Vertices::default();
+        let (mut normals, mut uvs) = (Vec::new(), Vec::new());
+        for i in 0..n * n {
+            let (x, z) = ((i % n) as f32 / n as f32, (i / n) as f32 / n as f32);
+            let y = (x * 12.0).sin() * (z * 9.0).cos() * 0.1;
+            vertices.positions.push([x, y, z]);
+            normals.push([0.0, 1.0, 0.0]);
+            uvs.push([x, z]);
+        }
+        vertices.normals = Some(normals);
+        vertices.uvs = vec![uvs];
+        let mut indices = Vec::new();
+        for r in 0..n - 1 {
+            for c in 0..n - 1 {
+                let v = r * n + c;
+                indices.extend([v, v + n, v + 1, v + 1, v + n, v + n + 1]);
+            }
+        }
+        let mut scene = hangar::model::Scene::default();
+        scene.meshes.push(hangar::model::Mesh {
+            name: "grid".into(),
+            vertices,
+            primitives: vec![hangar::model::Primitive {
+                indices,
+                material: None,
+            }],
+            ..Default::default()
+        });
+        let mut node = hangar::model::Node::new("grid");
+        node.mesh = Some(0);
+        scene.nodes.push(node);
+        let c =
+            hangar::write_scene(&scene, &output, &ConvertOptions::default()).map_err(js_error)?;
+        self.add_written(&output, c);
+        Ok(())
+    }
+
+    /// `output` as written (`c`) and the files beside it, added by their paths.
+    fn add_written(&mut self, output: &str, c: hangar::Converted) {
+        let dir = output.rsplit_once('/').map_or("", |(d, _)| d);
+        for (p, bytes) in c.files {
+            let p = p.to_string_lossy().replace('\\', "/");
+            let p = if dir.is_empty() {
+                p
+            } else {
+                format!("{dir}/{p}")
+            };
+            self.add_bytes(p, bytes);
+        }
+        self.add_bytes(output.to_string(), c.bytes);
+    }
+
+    /// The worker's ids of the opened files that showing the file at `path` reads (see
+    /// [`hangar::files_read`]): the page reads them together before asking, since one read at a
+    /// time costs the browser about a millisecond each. Files inside a catalog are left out (their
+    /// `.dat` is never read whole).
+    pub fn reads(&self, path: String) -> Vec<u32> {
+        let Some(view) = self.view.as_ref() else {
+            return Vec::new();
+        };
+        let ids: std::collections::HashMap<String, u32> =
+            self.ids.iter().map(|(p, id)| (game_key(p), *id)).collect();
+        hangar::files_read(view, &path)
+            .iter()
+            .filter_map(|f| ids.get(f).copied())
+            .collect()
     }
 
     /// True when the file at `path` goes with a model as a motion (`--motion`) by its name.
@@ -428,6 +582,113 @@ mod tests {
         glb.extend(json);
         assert_eq!(glb_counts(&glb), (3, 1));
         assert_eq!(glb_counts(b"glTF"), (0, 0));
+    }
+}
+
+#[cfg(test)]
+mod downloads {
+    use super::*;
+
+    fn sample() -> Workspace {
+        let mut ws = Workspace::new("files".into());
+        let xmf = std::fs::read("../samples/wedge-lod0.xmf").unwrap();
+        ws.add_bytes("wedge-lod0.xmf".into(), xmf);
+        assert!(ws.index().is_ok());
+        ws
+    }
+
+    /// A model downloaded as a component: one .zip of the XML and its data folder, as written.
+    #[test]
+    fn a_component_download_is_a_zip_of_its_files() {
+        let ws = sample();
+        let Ok(mut d) = ws.convert(
+            "wedge-lod0.xmf".into(),
+            vec![],
+            "wedge.xml".into(),
+            false,
+            false,
+        ) else {
+            panic!("not converted")
+        };
+        assert_eq!(d.name(), "wedge.zip");
+        let bytes = d.take_bytes();
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let names: Vec<String> = zip.file_names().map(str::to_string).collect();
+        assert_eq!(names, ["wedge_data/wedge-lod0-lod0.xmf", "wedge.xml"]);
+        let Ok(want) = ws.converted("wedge-lod0.xmf", &[], "wedge.xml", false, false) else {
+            panic!("not converted")
+        };
+        let mut xml = Vec::new();
+        std::io::Read::read_to_end(&mut zip.by_name("wedge.xml").unwrap(), &mut xml).unwrap();
+        assert_eq!(xml, want.bytes);
+        let mut xmf = Vec::new();
+        std::io::Read::read_to_end(
+            &mut zip.by_name("wedge_data/wedge-lod0-lod0.xmf").unwrap(),
+            &mut xmf,
+        )
+        .unwrap();
+        assert_eq!(xmf, want.files[0].1);
+        // One file stays itself.
+        let Ok(mut one) = ws.convert(
+            "wedge-lod0.xmf".into(),
+            vec![],
+            "w.xmf".into(),
+            false,
+            false,
+        ) else {
+            panic!("not converted")
+        };
+        assert_eq!(one.name(), "w.xmf");
+        assert_eq!(
+            one.take_bytes(),
+            std::fs::read("../samples/wedge-lod0.xmf").unwrap()
+        );
+    }
+
+    /// The warm-up's made-up grid: n x n vertices and 2 (n-1)^2 triangles, written as a
+    /// compressed XMF that reads back as such.
+    #[test]
+    fn the_warm_up_grid_is_a_real_model() {
+        let mut ws = Workspace::new("warm-up".into());
+        assert!(ws.add_warm_up_model("grid.xmf".into(), 96).is_ok());
+        assert!(ws.index().is_ok());
+        let Ok(s) = ws.show("grid.xmf".into(), vec![]) else {
+            panic!("not shown")
+        };
+        let meta: Value = serde_json::from_str(&s.meta()).unwrap();
+        assert_eq!(meta["info"]["vertices"], 96 * 96);
+        assert_eq!(meta["info"]["triangles"], 2 * 95 * 95);
+        assert_eq!(reserve_heap(1), 1);
+    }
+
+    /// The warm-up's component: converted into the workspace, shown from it; what showing it
+    /// reads is its XML and its part (the page's ids; files given as bytes have none).
+    #[test]
+    fn a_converted_component_is_added_and_shown() {
+        let mut ws = sample();
+        assert!(ws
+            .add_converted("wedge-lod0.xmf".into(), "ship/wedge.xml".into())
+            .is_ok());
+        assert!(ws.index().is_ok());
+        let Ok(s) = ws.show("ship/wedge.xml".into(), vec![]) else {
+            panic!("not shown")
+        };
+        let meta: Value = serde_json::from_str(&s.meta()).unwrap();
+        assert_eq!(meta["format"], "X4 component XML");
+        assert_eq!(meta["info"]["vertices"], 32);
+        let mut page = Workspace::new("folder".into());
+        page.add_file("ship/wedge.xml".into(), 7, 10.0);
+        page.add_file("ship/wedge_data/wedge-lod0-lod0.xmf".into(), 8, 10.0);
+        page.add_file("other.xmf".into(), 9, 10.0);
+        page.view = Some(Arc::new(
+            GameView::from_sources("folder", ws.files.clone())
+                .unwrap()
+                .0,
+        ));
+        let mut ids = page.reads("ship/wedge.xml".into());
+        ids.sort();
+        assert_eq!(ids, [7, 8]);
+        assert_eq!(page.reads("other.xmf".into()), [9]);
     }
 }
 

@@ -71,11 +71,15 @@ fn entry(format: Format) -> Option<&'static dyn FileFormat> {
 }
 
 fn stem(path: &Path) -> String {
+    stem_or(path, "model")
+}
+
+/// The file stem of `path`, or `default` when it has none. A file at the top of a view is named
+/// `GAME::file.ext`: the game is no part of its name.
+pub(crate) fn stem_or(path: &Path, default: &str) -> String {
     let stem = path
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "model".into());
-    // A file at the top of a view is named `GAME::file.ext`: the game is no part of its name.
+        .map_or_else(|| default.to_string(), |s| s.to_string_lossy().into_owned());
     match stem.rsplit_once("::") {
         Some((_, s)) if !s.is_empty() => s.to_string(),
         _ => stem,
@@ -196,8 +200,23 @@ fn scene_output<'s>(
 /// What any document converts to: a neutral scene's forms and the dump.
 const SCENE_OUTPUTS: &[&str] = &["glb", "gltf", "obj", "json"];
 
-/// What a file of `format` converts to: a neutral scene's forms (not for pictures), then the
-/// extensions its own format writes.
+/// Whether a file of `format` is a model that an `.xml` output writes as a whole component (for
+/// an Anark .bgf, `.xml` is its presentation XML instead).
+pub(crate) fn writes_component(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Xmf
+            | Format::Xac
+            | Format::M3Md34
+            | Format::M3Md33
+            | Format::Glb
+            | Format::GltfText
+            | Format::ComponentXml
+    )
+}
+
+/// What a file of `format` converts to: a neutral scene's forms (not for pictures), a whole
+/// component for a model (`.xml`), then the extensions its own format writes.
 pub(crate) fn outputs_of(format: Format) -> Vec<&'static str> {
     let picture = matches!(format, Format::Dds | Format::Png | Format::Tga);
     let mut out: Vec<&'static str> = if picture {
@@ -205,6 +224,9 @@ pub(crate) fn outputs_of(format: Format) -> Vec<&'static str> {
     } else {
         SCENE_OUTPUTS.to_vec()
     };
+    if writes_component(format) {
+        out.push("xml");
+    }
     for e in entry(format).map_or(&[][..], |f| f.extensions()) {
         if !out.contains(e) {
             out.push(e);

@@ -83,6 +83,23 @@ pub fn component_of(data_folder: &Path) -> Option<PathBuf> {
     crate::assemble::xml_beside(data_folder)
 }
 
+/// The files of `view` that opening and showing the file at `path` reads, as far as its name
+/// and a quick look tell: for a component XML, the XML, every file of its data folder and its
+/// `.ani`; for anything else, the file alone. A caller whose reads are slow one at a time (a
+/// browser page) fetches them together first.
+///
+/// ```
+/// let view = hangar::GameView::folder(std::path::Path::new("../samples"))?;
+/// assert_eq!(hangar::files_read(&view, "wedge-lod0.xmf"), ["wedge-lod0.xmf"]);
+/// # Ok::<(), hangar::Error>(())
+/// ```
+pub fn files_read(view: &GameView, path: &str) -> Vec<String> {
+    if crate::io::has_ext(Path::new(path), "xml") {
+        return crate::assemble::read::files_read(view, path);
+    }
+    crate::vfs::normalize(path).into_iter().collect()
+}
+
 /// Opens a file (or a component folder) and reads it: its format is told by its first bytes.
 ///
 /// ```
@@ -245,10 +262,7 @@ impl Opened {
     fn motion_list(&self) -> Vec<(String, &any::Opened<'static>)> {
         let mut labels: Vec<String> = Vec::new();
         for m in &self.motions {
-            let stem = m
-                .name
-                .file_stem()
-                .map_or("motion".into(), |s| s.to_string_lossy().into_owned());
+            let stem = any::stem_or(&m.name, "motion");
             let mut label = stem.clone();
             let mut k = 2;
             while labels.contains(&label) {
@@ -272,10 +286,7 @@ impl Opened {
     /// # Ok::<(), hangar::Error>(())
     /// ```
     pub fn to_scene(&self) -> Result<(Scene, Vec<Warning>)> {
-        let stem = self
-            .name
-            .file_stem()
-            .map_or("model".into(), |s| s.to_string_lossy().into_owned());
+        let stem = any::stem_or(&self.name, "model");
         let motions = self.motion_list();
         self.parsed
             .document
@@ -302,8 +313,8 @@ impl Opened {
     }
 
     /// The bytes of the file `output` names (its extension picks the type: `.glb`, `.gltf`,
-    /// `.obj`, `.json`, the game formats, `.png`/`.dds` for pictures, `.xml` for a component
-    /// from glTF), and the files that go with it (paths relative to `output`'s folder). Nothing
+    /// `.obj`, `.json`, the game formats, `.png`/`.dds` for pictures, `.xml` for a whole
+    /// component), and the files that go with it (paths relative to `output`'s folder). Nothing
     /// is written.
     ///
     /// ```
@@ -409,19 +420,27 @@ impl Opened {
         }))
     }
 
-    /// A glTF written as a whole component (an `.xml` output): the XML, its `_data/` files and
-    /// the .ani, by absolute path.
+    /// A scene written as a whole component (an `.xml` output): the XML, its `_data/` files and
+    /// the .ani, by absolute path. A glTF made from a component, or a component itself, gives
+    /// that component back (its scene carries the XML and the files no part shows); any other
+    /// model becomes a new component of its meshes.
     fn component_files(
         &self,
         output: &Path,
         options: &ConvertOptions,
     ) -> Result<Option<crate::assemble::Written>> {
         let gltf = matches!(self.format(), Format::Glb | Format::GltfText);
-        if !gltf || !crate::io::has_ext(output, "xml") || !self.motions.is_empty() {
+        if !crate::io::has_ext(output, "xml")
+            || !any::writes_component(self.format())
+            || !self.motions.is_empty()
+            || (options.original.is_some() && !gltf)
+        {
+            // A motion or `--original` on another input: refused with the reason further on; a
+            // .bgf's `.xml` is its presentation XML.
             return Ok(None);
         }
         let (scene, warnings) = self.to_scene()?;
-        let mut w = match &options.original {
+        let mut w = match options.original.as_ref().filter(|_| gltf) {
             Some(original) => {
                 // The original's own warnings are about it, not this conversion: not repeated.
                 let (was, _) = open(original.as_path())?.to_scene()?;
@@ -432,7 +451,7 @@ impl Opened {
                     warnings: f.warnings,
                 }
             }
-            None => crate::assemble::from_scene(&scene, output)?,
+            None => crate::assemble::from_scene(&scene, output, &options.textures.views)?,
         };
         w.warnings.splice(0..0, warnings);
         Ok(Some(w))
@@ -514,7 +533,8 @@ pub fn write_scene(
 ) -> Result<Converted> {
     let output = output.as_ref();
     if crate::io::has_ext(output, "xml") {
-        return crate::assemble::from_scene(scene, output).map(|w| relative(w, output));
+        return crate::assemble::from_scene(scene, output, &options.textures.views)
+            .map(|w| relative(w, output));
     }
     any::convert_scene(scene, output, options)
 }

@@ -43,8 +43,8 @@ pub(crate) mod validate;
 pub(crate) mod vfs;
 
 pub use api::{
-    component_of, open, write_scene, ConvertOptions, Converted, Info, Opened, Pictures, Source,
-    WriteOptions, Wrote,
+    component_of, files_read, open, write_scene, ConvertOptions, Converted, Info, Opened, Pictures,
+    Source, WriteOptions, Wrote,
 };
 pub use convert::{convert, Outcome};
 pub use detect::Format;

@@ -29,7 +29,7 @@ impl Files {
 pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Files> {
     let mut out = if crate::io::has_ext(output, "xml") {
         // The component's files by absolute path, the XML last.
-        let w = crate::assemble::from_scene(scene, output)?;
+        let w = crate::assemble::from_scene(scene, output, &[])?;
         Files {
             files: w.files,
             warnings: w.warnings,

@@ -202,6 +202,11 @@ fn spec_built_bgf_reads_back_in_both_endiannesses() {
         assert_eq!(back.animations, f.animations);
         assert_eq!(back.slides, f.slides);
         assert_eq!(back.params, f.params);
+        // Through the door, `.xml` is the presentation XML (a model's `.xml` is a component).
+        let opened = hangar::open(hangar::Source::bytes("ui.bgf", bytes.clone())).unwrap();
+        let c = opened.write_as("ui.xml", &Default::default()).unwrap();
+        assert_eq!(String::from_utf8(c.bytes).unwrap(), x);
+        assert!(c.files.is_empty());
     }
 }
 

@@ -313,3 +313,40 @@ fn a_component_folders_ani_beside_it_is_found_as_the_game_lays_it_out() {
     let names: Vec<&str> = doc.animations().filter_map(|a| a.name()).collect();
     assert_eq!(names, ["loop"]);
 }
+
+/// Any model written as `.xml` is a whole component: the XML, its data folder with the model's
+/// mesh as a part's XMF; opened again from disk it draws the same vertices and triangles.
+#[test]
+fn a_model_written_as_xml_is_a_component_of_it() {
+    let opened = hangar::open("../samples/wedge-lod0.xmf").unwrap();
+    assert!(opened.outputs().contains(&"xml"));
+    let out = common::gltf_out("exports").join("wedge-as-component/wedge.xml");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+    let c = opened.write_as(&out, &Default::default()).unwrap();
+    let names: Vec<String> = c
+        .files
+        .iter()
+        .map(|(p, _)| p.to_string_lossy().replace('\\', "/"))
+        .collect();
+    assert_eq!(names, ["wedge_data/wedge-lod0-lod0.xmf"]);
+    let text = String::from_utf8(c.bytes.clone()).unwrap();
+    assert!(
+        text.contains("<component name=\"wedge\"") && text.contains("wedge_data"),
+        "{text}"
+    );
+    c.write(&out).unwrap();
+    let back = hangar::open(&out).unwrap().info();
+    assert_eq!((back.vertices, back.triangles), (32, 14));
+    // `--original` names the game file a glTF came from: for another input it is refused.
+    let err = hangar::open("../samples/wedge-lod0.xmf")
+        .unwrap()
+        .write_as(
+            "x.xml",
+            &hangar::ConvertOptions {
+                original: Some("a.glb".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("--original"), "{err}");
+}

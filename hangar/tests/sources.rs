@@ -89,3 +89,80 @@ fn a_component_through_sources_equals_it_from_disk() {
     .unwrap();
     assert_eq!(numbers(&opened), want, "packed in a catalog");
 }
+
+/// Files by their path inside a folder.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The dropship's folder as a view of byte sources (the page's), and its files.
+fn dropship_sources() -> Option<(GameView, Files)> {
+    let root = common::corpus_root()?;
+    let dir = root.join("x4-components/xirsoi__dropships/dropships/assets/units/size_m");
+    let mut files = Vec::new();
+    files_under(&dir, &dir, &mut files);
+    files.sort();
+    let sources: Vec<(String, Source)> = files
+        .iter()
+        .map(|(p, b)| (p.clone(), Arc::new(b.clone()) as Source))
+        .collect();
+    let (view, _) = GameView::from_sources("size_m", sources).unwrap();
+    Some((view, files))
+}
+
+/// Written as `.xml`, a component shown from the page's files is its folder again, file for file
+/// and byte for byte: untouched parts are their files (read through the view by its label), the
+/// `.ani` and the data folder's files keep their letter case (`ARG_DROPSHIP_DATA.ANI`).
+#[test]
+fn a_component_in_a_view_writes_back_as_its_folder() {
+    let Some((view, files)) = dropship_sources() else {
+        eprintln!("HANGAR_CORPUS not set: skipped");
+        return;
+    };
+    let view = Arc::new(view);
+    let opened = hangar::open(hangar::Source::InView(
+        Arc::clone(&view),
+        "arg_dropship.xml".into(),
+    ))
+    .unwrap();
+    let mut options = hangar::ConvertOptions::default();
+    options.textures.views = vec![GameView::clone(&view)];
+    let c = opened.write_as("arg_dropship.xml", &options).unwrap();
+    let mut got: Vec<(String, Vec<u8>)> = c
+        .files
+        .into_iter()
+        .map(|(p, b)| (p.to_string_lossy().replace('\\', "/"), b))
+        .chain([("arg_dropship.xml".to_string(), c.bytes)])
+        .collect();
+    got.sort();
+    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&got), names(&files));
+    assert_eq!(got.len(), 49);
+    assert!(names(&got).contains(&"ARG_DROPSHIP_DATA.ANI".to_string()));
+    for ((p, a), (_, b)) in got.iter().zip(&files) {
+        assert!(
+            a == b,
+            "{p}: {} bytes written, {} in the folder",
+            a.len(),
+            b.len()
+        );
+    }
+}
+
+/// What showing the component reads, as the page reads it ahead: the XML, every file of its data
+/// folder, the .ani; a part file is read alone.
+#[test]
+fn files_read_lists_a_component_with_its_data_folder() {
+    let Some((view, files)) = dropship_sources() else {
+        eprintln!("HANGAR_CORPUS not set: skipped");
+        return;
+    };
+    let mut read = hangar::files_read(&view, "arg_dropship.xml");
+    assert_eq!(read[0], "arg_dropship.xml");
+    read.sort();
+    let mut want: Vec<String> = files.iter().map(|(p, _)| p.to_lowercase()).collect();
+    want.sort();
+    assert_eq!(read, want);
+    assert_eq!(
+        hangar::files_read(&view, "arg_dropship_data/anim_main-lod0.xmf"),
+        ["arg_dropship_data/anim_main-lod0.xmf"]
+    );
+}

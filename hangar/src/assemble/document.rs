@@ -29,26 +29,40 @@ enum ComponentDocument {
 type SceneOnce = std::sync::OnceLock<Result<(Scene, Vec<Warning>)>>;
 
 impl ComponentDocument {
+    /// `f` given the scene: built each time from disk, built once inside a view (lent, not
+    /// copied: info and validation only count and check it).
+    fn with_scene<R>(&self, f: impl FnOnce(Result<&(Scene, Vec<Warning>)>) -> R) -> R {
+        match self {
+            ComponentDocument::Xml(xml) => f(super::to_scene(xml).as_ref().map_err(Error::clone)),
+            ComponentDocument::InView(view, inside, label, once) => f(once
+                .get_or_init(|| super::read::to_scene_in(view, inside, label))
+                .as_ref()
+                .map_err(Error::clone)),
+            ComponentDocument::Bare(dir) => f(Self::bare(dir).as_ref().map_err(Error::clone)),
+        }
+    }
+
+    /// The scene, owned.
     fn scene(&self) -> Result<(Scene, Vec<Warning>)> {
         match self {
+            ComponentDocument::Bare(dir) => Self::bare(dir),
             ComponentDocument::Xml(xml) => super::to_scene(xml),
-            ComponentDocument::InView(view, inside, label, once) => once
-                .get_or_init(|| super::read::to_scene_in(view, inside, label))
-                .clone(),
-            ComponentDocument::Bare(dir) => {
-                let (scene, warnings) = super::bare::to_scene(dir).map_err(|e| e.in_file(dir))?;
-                if scene.meshes.is_empty() && scene.animations.is_empty() {
-                    return Err(Error::new(
-                        ErrorKind::Invalid,
-                        None,
-                        "",
-                        "no model in this folder: a component folder holds PART-lodN.xmf files (or give its XML)",
-                    )
-                    .in_file(dir));
-                }
-                Ok((scene, warnings))
-            }
+            _ => self.with_scene(|s| s.cloned()),
         }
+    }
+
+    fn bare(dir: &Path) -> Result<(Scene, Vec<Warning>)> {
+        let (scene, warnings) = super::bare::to_scene(dir).map_err(|e| e.in_file(dir))?;
+        if scene.meshes.is_empty() && scene.animations.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                None,
+                "",
+                "no model in this folder: a component folder holds PART-lodN.xmf files (or give its XML)",
+            )
+            .in_file(dir));
+        }
+        Ok((scene, warnings))
     }
 }
 
@@ -101,7 +115,7 @@ impl FileFormat for ComponentFormat {
 
 impl Document for ComponentDocument {
     fn info(&self) -> Info {
-        match self.scene() {
+        self.with_scene(|s| match s {
             Ok((scene, warnings)) => Info {
                 vertices: scene.meshes.iter().map(|m| m.vertices.len() as u64).sum(),
                 triangles: scene.meshes.iter().map(|m| m.triangle_count() as u64).sum(),
@@ -112,21 +126,21 @@ impl Document for ComponentDocument {
                     "lights": scene.lights.len(),
                     "animations": scene.animations.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
                 }),
-                warnings,
+                warnings: warnings.clone(),
                 ..Default::default()
             },
             Err(e) => Info {
                 details: json!({ "error": e.to_string() }),
                 ..Default::default()
             },
-        }
+        })
     }
 
     fn validate(&self) -> Vec<Finding> {
-        match self.scene() {
-            Ok((_, warnings)) => warnings.into_iter().map(Into::into).collect(),
+        self.with_scene(|s| match s {
+            Ok((_, warnings)) => warnings.iter().cloned().map(Into::into).collect(),
             Err(e) => vec![e.into()],
-        }
+        })
     }
 
     fn to_scene(

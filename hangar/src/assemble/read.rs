@@ -311,6 +311,94 @@ fn label_of(view: &GameView, game_path: &str) -> PathBuf {
     PathBuf::from(format!("{}::{game_path}", view.label))
 }
 
+/// Where a component's parts lie: its data folder as the XML names it.
+struct DataFolder {
+    /// The folder's name as written (the last part of `<source geometry>`, else `STEM_data`).
+    name: String,
+    /// `<source geometry>` as written.
+    geometry: Option<String>,
+    /// The folder found in the view (beside the XML, else where `<source geometry>` says), none
+    /// when neither holds an XMF or its `.ani`.
+    dir: Option<String>,
+    /// Its XMFs (game paths).
+    xmfs: Vec<String>,
+}
+
+/// The data folder of the component `comp` whose XML is at the normalized game path `xml_game`.
+fn data_folder(view: &GameView, xml_game: &str, comp: roxmltree::Node<'_, '_>) -> DataFolder {
+    let here = xml_game.rsplit_once('/').map_or("", |(dir, _)| dir);
+    // The data folder: the last part of <source geometry>, in any case, beside the XML.
+    let geometry = comp
+        .children()
+        .find(|c| c.has_tag_name("source"))
+        .and_then(|s| s.attribute("geometry"))
+        .map(str::to_string);
+    let stem = xml_game
+        .rsplit('/')
+        .next()
+        .and_then(|n| n.strip_suffix(".xml"))
+        .unwrap_or("component")
+        .to_string();
+    let data_name = geometry
+        .as_deref()
+        .and_then(|g| g.rsplit(['\\', '/']).find(|s| !s.is_empty()))
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{stem}_data"));
+    // Beside the XML, as mods and the game lay it out; else where <source geometry> says.
+    let beside = crate::vfs::normalize(&format!("{here}/{data_name}")).ok();
+    let declared = geometry
+        .as_deref()
+        .map(crate::vfs::reference_paths)
+        .unwrap_or_default();
+    // The folder and its XMFs, listed once.
+    let (dir, xmfs) = beside
+        .into_iter()
+        .chain(declared)
+        .map(|d| {
+            let files = xmfs_in(view, &d);
+            (d, files)
+        })
+        .find(|(d, files)| !files.is_empty() || view.exists(&format!("{d}.ani")))
+        .map_or((None, Vec::new()), |(d, files)| (Some(d), files));
+    DataFolder {
+        name: data_name,
+        geometry,
+        dir,
+        xmfs,
+    }
+}
+
+/// The files in `view` that reading the component at `xml_path` reads: the XML, every file of its
+/// data folder and its `.ani` (not the parts it reuses from other components, nor textures). A
+/// caller whose reads are slow one at a time (a browser page) fetches them together first. An
+/// XML that does not parse gives itself alone.
+pub fn files_read(view: &GameView, xml_path: &str) -> Vec<String> {
+    let Ok(xml_game) = crate::vfs::normalize(xml_path) else {
+        return Vec::new();
+    };
+    let mut out = vec![xml_game.clone()];
+    let Ok(bytes) = view.read(&xml_game) else {
+        return out;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let Ok(doc) = roxmltree::Document::parse(&text) else {
+        return out;
+    };
+    let comp = doc
+        .root_element()
+        .children()
+        .find(|c| c.has_tag_name("component"));
+    let Some(dir) = comp.and_then(|c| data_folder(view, &xml_game, c).dir) else {
+        return out;
+    };
+    out.extend(view.files(&dir).unwrap_or_default());
+    let ani = format!("{dir}.ani");
+    if view.exists(&ani) {
+        out.push(ani);
+    }
+    out
+}
+
 /// [`to_scene`] for the component at game path `xml` in `view`; `label` names it in messages.
 pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Scene, Vec<Warning>)> {
     let xml = label;
@@ -341,41 +429,12 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
         .ok_or_else(|| invalid_xml(xml, root_el.range().start, "components", "no <component>"))?;
     let comp_name = comp.attribute("name").unwrap_or("component").to_string();
     let xml_game = crate::vfs::normalize(xml_path).map_err(|e| e.in_file(xml))?;
-    let here = xml_game.rsplit_once('/').map_or("", |(dir, _)| dir);
-
-    // The data folder: the last part of <source geometry>, in any case, beside the XML.
-    let geometry = comp
-        .children()
-        .find(|c| c.has_tag_name("source"))
-        .and_then(|s| s.attribute("geometry"))
-        .map(str::to_string);
-    let stem = xml_game
-        .rsplit('/')
-        .next()
-        .and_then(|n| n.strip_suffix(".xml"))
-        .unwrap_or("component")
-        .to_string();
-    let data_name = geometry
-        .as_deref()
-        .and_then(|g| g.rsplit(['\\', '/']).find(|s| !s.is_empty()))
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("{stem}_data"));
-    // Beside the XML, as mods and the game lay it out; else where <source geometry> says.
-    let beside = crate::vfs::normalize(&format!("{here}/{data_name}")).ok();
-    let declared = geometry
-        .as_deref()
-        .map(crate::vfs::reference_paths)
-        .unwrap_or_default();
-    // The folder and its XMFs, listed once.
-    let (data_dir, data_files) = beside
-        .into_iter()
-        .chain(declared)
-        .map(|d| {
-            let files = xmfs_in(view, &d);
-            (d, files)
-        })
-        .find(|(d, files)| !files.is_empty() || view.exists(&format!("{d}.ani")))
-        .map_or((None, Vec::new()), |(d, files)| (Some(d), files));
+    let DataFolder {
+        name: data_name,
+        geometry,
+        dir: data_dir,
+        xmfs: data_files,
+    } = data_folder(view, &xml_game, comp);
     if data_dir.is_none() && geometry.is_some() {
         warnings.push(Warning::new(
             None,
@@ -620,8 +679,8 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
         scene.animations.extend(anims);
         // Written back under the name it has on disk (`ARG_DROPSHIP_DATA.ANI`), else the XML's.
         let file = view
-            .locate(&ani_game)
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .spelled(&ani_game)
+            .and_then(|p| p.rsplit('/').next().map(str::to_string))
             .unwrap_or(format!("{data_name}.ani"));
         if let Some(root) = scene.nodes.first_mut() {
             if let Some(Value::Object(m)) = root.extras.get_mut(ROOT_KEY) {
@@ -673,7 +732,6 @@ fn carry_unshown(
     };
     let prefix = format!("{dir}/");
     let shown: Vec<&str> = jobs.iter().map(|j| j.2.as_str()).collect();
-    let disk_dir = view.locate(dir);
     let mut files = Vec::new();
     for f in view.files(dir).unwrap_or_default() {
         let Some(rel) = f.strip_prefix(&prefix) else {
@@ -685,14 +743,13 @@ fn carry_unshown(
         let Ok(bytes) = view.read(&f) else {
             continue;
         };
-        // Spelled as on disk (`Part_Main-Hull.jcs`), where the view has a disk.
+        // Spelled as the view has it (`Part_Main-Hull.jcs`): as many trailing names as `rel` has.
+        let depth = rel.split('/').count();
         let spelled = view
-            .locate(&f)
-            .zip(disk_dir.as_ref())
-            .and_then(|(p, d)| {
-                p.strip_prefix(d)
-                    .ok()
-                    .map(|r| r.to_string_lossy().replace('\\', "/"))
+            .spelled(&f)
+            .map(|p| {
+                let names: Vec<&str> = p.split('/').collect();
+                names[names.len().saturating_sub(depth)..].join("/")
             })
             .unwrap_or_else(|| rel.to_string());
         files.push(json!({

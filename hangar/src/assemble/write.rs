@@ -23,8 +23,10 @@ pub struct Written {
 }
 
 /// Writes the scene back as `out` (the component XML), its data folder beside it and the .ani.
-/// Nothing is written here: the caller writes every returned file, each atomically.
-pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
+/// Nothing is written here: the caller writes every returned file, each atomically. An untouched
+/// part is its source file's bytes, read from disk, a game (`GAME::path`) or one of `views`
+/// (by its label: the files a browser page opened).
+pub fn from_scene(scene: &Scene, out: &Path, views: &[GameView]) -> Result<Written> {
     let mut w = Written::default();
     let root = scene
         .nodes
@@ -98,7 +100,10 @@ pub fn from_scene(scene: &Scene, out: &Path) -> Result<Written> {
     let data_dir = here.join(&data_name);
 
     // Every part's meshes: its child nodes marked as lod or collision; an unmarked mesh is lod0.
-    let mut views: HashMap<String, Option<GameView>> = HashMap::new();
+    let mut views: HashMap<String, Option<GameView>> = views
+        .iter()
+        .map(|v| (v.label_of(""), Some(v.clone())))
+        .collect();
     for &p in &holders {
         let Some(pn) = scene.nodes.get(p) else {
             continue;
@@ -614,7 +619,7 @@ fn new_component(scene: &Scene, stem: &str, w: &mut Written) -> Result<(String, 
     w.warnings.push(Warning::new(
         None,
         "component",
-        format!("the glTF was not made by hangar from a component: a new component of {} parts (class ship_s) is written", parts.len()),
+        format!("the scene is no component (hangar keeps one in its glTF extras): a new component of {} parts (class ship_s) is written", parts.len()),
     ));
     Ok((s, data))
 }

@@ -61,8 +61,8 @@ pub struct SourceLayer {
 }
 
 enum Kind {
-    /// Loose files by normalized game path.
-    Loose(HashMap<String, SharedSource>),
+    /// Loose files by normalized game path, each with its path as it was given (its spelling).
+    Loose(HashMap<String, (String, SharedSource)>),
     /// A `.cat` index with its `.dat` as a source.
     Catalog {
         catalog: Catalog,
@@ -79,7 +79,7 @@ impl SourceLayer {
     pub fn loose(files: impl IntoIterator<Item = (String, SharedSource)>) -> SourceLayer {
         let map = files
             .into_iter()
-            .filter_map(|(p, s)| normalize(&p).ok().map(|n| (n, s)))
+            .filter_map(|(p, s)| normalize(&p).ok().map(|n| (n, (p, s))))
             .collect();
         SourceLayer {
             kind: Arc::new(Kind::Loose(map)),
@@ -111,6 +111,14 @@ impl SourceLayer {
         ))
     }
 
+    /// A loose file's path as it was given (`Assets/Ship_Data/Part.XMF`); none for a catalog's.
+    pub(super) fn spelled(&self, norm: &str) -> Option<&str> {
+        match self.kind.as_ref() {
+            Kind::Loose(m) => m.get(norm).map(|(p, _)| p.as_str()),
+            Kind::Catalog { .. } => None,
+        }
+    }
+
     pub(super) fn has(&self, norm: &str) -> bool {
         match self.kind.as_ref() {
             Kind::Loose(m) => m.contains_key(norm),
@@ -128,7 +136,7 @@ impl SourceLayer {
     pub(super) fn get(&self, norm: &str) -> Option<Result<Input>> {
         match self.kind.as_ref() {
             Kind::Loose(m) => {
-                let s = m.get(norm)?;
+                let (_, s) = m.get(norm)?;
                 Some(read_whole(s.as_ref(), norm).map(Input::Read))
             }
             Kind::Catalog {
@@ -283,6 +291,13 @@ mod tests {
             b"own"
         );
         assert_eq!(&*v.read("loose/file.txt").unwrap(), b"loose");
+        // A loose file keeps its spelling; a catalog's entry has only its game path.
+        assert_eq!(
+            v.spelled("loose/FILE.txt").as_deref(),
+            Some("Loose/File.txt")
+        );
+        assert_eq!(v.spelled("assets/a.xml"), None);
+        assert_eq!(v.spelled("assets/none.xml"), None);
         assert_eq!(
             v.files("assets").unwrap(),
             vec!["assets/a.xml", "assets/b.xml"]
