@@ -164,5 +164,17 @@ fn files_read_lists_a_component_with_its_data_folder() {
     assert_eq!(
         hangar::files_read(&view, "arg_dropship_data/anim_main-lod0.xmf"),
         ["arg_dropship_data/anim_main-lod0.xmf"]
+    ); // An XML that is no component is read alone.
+    let lib: Vec<(String, Source)> = vec![
+        (
+            "libraries/material_library.xml".into(),
+            Arc::new(b"<materials/>".to_vec()),
+        ),
+        ("libraries/x_data/a.xmf".into(), Arc::new(b"x".to_vec())),
+    ];
+    let (lib, _) = GameView::from_sources("game", lib).unwrap();
+    assert_eq!(
+        hangar::files_read(&lib, "Libraries/Material_Library.xml"),
+        ["libraries/material_library.xml"]
     );
 }

@@ -380,6 +380,14 @@ pub fn files_read(view: &GameView, xml_path: &str) -> Vec<String> {
     let Ok(bytes) = view.read(&xml_game) else {
         return out;
     };
+    // Parsed only when its head says component (a game's libraries are large XML files too).
+    use crate::document::FileFormat;
+    if super::document::ComponentFormat
+        .detect(&bytes, "xml")
+        .is_none()
+    {
+        return out;
+    }
     let text = String::from_utf8_lossy(&bytes);
     let Ok(doc) = roxmltree::Document::parse(&text) else {
         return out;
