@@ -347,59 +347,34 @@ impl GameView {
         self.layers.iter().rev().find_map(|layer| layer.get(norm))
     }
 
+    /// The layer that gives `norm` (the last that has it) and, for a folder, its file on disk.
+    fn winner(&self, norm: &str) -> Option<(&Layer, Option<PathBuf>)> {
+        self.layers.iter().rev().find_map(|layer| match &**layer {
+            Layer::Folder(f) => f.find(norm).map(|p| (&**layer, Some(p))),
+            other => other.has(norm).then_some((other, None)),
+        })
+    }
+
     /// `path` as the layer that holds it spells it: a folder's file by its names on disk, a loose
     /// file as it was given (both relative to the view's root, with `/`); none for a catalog's
     /// entry (its game path is all there is) or a path not in the view. Written back, a file keeps
     /// its letter case (`ARG_DROPSHIP_DATA.ANI`).
     pub fn spelled(&self, path: &str) -> Option<String> {
         let norm = normalize(path).ok()?;
-        for layer in self.layers.iter().rev() {
-            match &**layer {
-                Layer::Folder(f) => {
-                    if let Some(p) = f.find(&norm) {
-                        let rel = p.strip_prefix(f.root()).ok()?;
-                        return Some(rel.to_string_lossy().replace('\\', "/"));
-                    }
-                }
-                Layer::Catalog(c) => {
-                    if c.index(&norm).is_some() {
-                        return None;
-                    }
-                }
-                Layer::Source(s) => {
-                    if s.has(&norm) {
-                        return s.spelled(&norm).map(|p| p.replace('\\', "/"));
-                    }
-                }
+        match self.winner(&norm)? {
+            (Layer::Folder(f), Some(p)) => {
+                let rel = p.strip_prefix(f.root()).ok()?;
+                Some(rel.to_string_lossy().replace('\\', "/"))
             }
+            (Layer::Source(s), _) => s.spelled(&norm).map(|p| p.replace('\\', "/")),
+            _ => None,
         }
-        None
     }
 
     /// The file on disk [`Self::read`] gives for `path`, when the layer that wins is a folder (not
     /// a catalog).
     pub fn locate(&self, path: &str) -> Option<PathBuf> {
-        let norm = normalize(path).ok()?;
-        for layer in self.layers.iter().rev() {
-            match &**layer {
-                Layer::Folder(f) => {
-                    if let Some(p) = f.find(&norm) {
-                        return Some(p);
-                    }
-                }
-                Layer::Catalog(c) => {
-                    if c.index(&norm).is_some() {
-                        return None;
-                    }
-                }
-                Layer::Source(s) => {
-                    if s.has(&norm) {
-                        return None;
-                    }
-                }
-            }
-        }
-        None
+        self.winner(&normalize(path).ok()?)?.1
     }
 
     /// Every file at or below the game folder `prefix` (`""` for all), normalized, sorted, each once.
