@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 #[derive(Parser)]
 #[command(
     name = "hangar",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("HANGAR_COMMIT"), ")"),
     about = "Inspect, validate and convert X4 / X Rebirth and StarCraft II model files",
     long_about = "hangar reads game model files, tells you what is in them, checks them before the game \
 crashes on them, and converts them to glTF 2.0 and back.\n\n\

@@ -432,7 +432,7 @@ fn convert_inner<T>(
             return then(plain(r?));
         }
     }
-    let (scene, warnings) = opened.document.to_scene(&stem(input), motions)?;
+    let (scene, warnings) = scene_of(opened, input, &stem(input), motions)?;
     scene_made(
         Cow::Owned(scene),
         warnings,
@@ -442,6 +442,25 @@ fn convert_inner<T>(
         opened.format.name(),
         then,
     )
+}
+
+/// The scene of `opened` (read from `input`) with `motions`; a glTF's part sources, which it
+/// carries relative to itself, are found again from where it lies (see `assemble::sources`).
+pub(crate) fn scene_of(
+    opened: &Opened<'_>,
+    input: &Path,
+    stem: &str,
+    motions: &[(String, &Opened<'_>)],
+) -> Result<(Scene, Vec<Warning>)> {
+    let (mut scene, warnings) = opened.document.to_scene(stem, motions)?;
+    if matches!(opened.format, Format::Glb | Format::GltfText)
+        && crate::assemble::sources::any(&scene)
+    {
+        if let Some(dir) = crate::io::folder_of(input) {
+            crate::assemble::sources::resolved_from(&mut scene, &dir);
+        }
+    }
+    Ok((scene, warnings))
 }
 
 /// Writes a neutral scene built elsewhere (arrays from Python, a scene made in code) as the file
@@ -491,6 +510,11 @@ fn scene_made<T>(
     }
     let (mut placement, w) = textured_scene(scene.to_mut(), input, output, &opts.textures);
     warnings.extend(w);
+    if matches!(ext_of(output).as_str(), "glb" | "gltf") && crate::assemble::sources::any(&scene) {
+        if let Some(dir) = crate::io::folder_of(output) {
+            crate::assemble::sources::relative_to(scene.to_mut(), &dir);
+        }
+    }
     let files = std::mem::take(&mut placement.files);
     match scene_output(&scene, output, Some(&placement), opts.gltf) {
         Some(r) => {

@@ -288,10 +288,7 @@ impl Opened {
     pub fn to_scene(&self) -> Result<(Scene, Vec<Warning>)> {
         let stem = any::stem_or(&self.name, "model");
         let motions = self.motion_list();
-        self.parsed
-            .document
-            .to_scene(&stem, &motions)
-            .map_err(|e| e.in_file(&self.name))
+        any::scene_of(&self.parsed, &self.name, &stem, &motions).map_err(|e| e.in_file(&self.name))
     }
 
     /// The model's scene with its materials' textures found and decoded as a conversion finds them

@@ -62,7 +62,15 @@ impl Error {
     }
 
     pub fn io(file: &Path, err: std::io::Error) -> Self {
-        Self::new(ErrorKind::Io, None, "", err.to_string()).in_file(file)
+        use std::io::ErrorKind as K;
+        // A folder where a file is expected: Windows refuses to open it ("Access denied"), Linux
+        // opens it and fails to read ("Is a directory"); both say what it is instead.
+        let folder = matches!(err.kind(), K::PermissionDenied | K::IsADirectory) && file.is_dir();
+        let message = match folder {
+            true => "is a folder; a file is expected here".to_string(),
+            false => err.to_string(),
+        };
+        Self::new(ErrorKind::Io, None, "", message).in_file(file)
     }
 
     /// Names the file the error is about, unless an inner step already did.

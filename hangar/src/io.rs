@@ -69,6 +69,74 @@ pub fn read_input(path: &Path) -> Result<Input> {
     Ok(Input::Read(bytes))
 }
 
+/// `p` absolute with every link resolved, as [`std::fs::canonicalize`] gives it, but spelled as a
+/// user writes it: on Windows without the verbatim prefix (`\\?\C:\...` is `C:\...`,
+/// `\\?\UNC\server\share` is `\\server\share`), which messages and outputs would otherwise show.
+/// The standard library adds the prefix back itself where a long path needs it.
+pub fn canonical(p: &Path) -> std::io::Result<std::path::PathBuf> {
+    let real = std::fs::canonicalize(p)?;
+    if cfg!(windows) {
+        if let Some(plain) = real.to_str().and_then(without_verbatim_prefix) {
+            return Ok(plain.into());
+        }
+    }
+    Ok(real)
+}
+
+/// A Windows path without its verbatim prefix, when it has one that can go: a drive's or a share's.
+fn without_verbatim_prefix(p: &str) -> Option<String> {
+    let rest = p.strip_prefix(r"\\?\")?;
+    if let Some(share) = rest.strip_prefix(r"UNC\") {
+        return Some(format!(r"\\{share}"));
+    }
+    let drive = rest.as_bytes();
+    (drive.len() >= 2 && drive[0].is_ascii_alphabetic() && drive[1] == b':')
+        .then(|| rest.to_string())
+}
+
+/// `file` as a relative path from the folder `from` (`/` separated), when both are absolute paths
+/// on the same root.
+pub(crate) fn relative_path(from: &Path, file: &Path) -> Option<String> {
+    use std::path::Component;
+    let a: Vec<Component> = from.components().collect();
+    let b: Vec<Component> = file.components().collect();
+    let same_root = matches!(
+        (a.first(), b.first()),
+        (Some(x), Some(y)) if x == y && matches!(x, Component::RootDir | Component::Prefix(_))
+    );
+    if !same_root {
+        return None;
+    }
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
+    for c in b.get(common..)? {
+        match c {
+            Component::Normal(n) => parts.push(n.to_str()?.to_string()),
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The folder `file` lies (or will be written) in, absolute and with links resolved as far as it
+/// exists.
+pub(crate) fn folder_of(file: &Path) -> Option<std::path::PathBuf> {
+    let dir = file.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = std::path::absolute(dir.unwrap_or(Path::new("."))).ok()?;
+    // Resolve the part that exists (links), keep the rest as written.
+    let mut existing = dir.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name()?.to_os_string());
+        existing = existing.parent()?.to_path_buf();
+    }
+    let mut out = canonical(&existing).ok()?;
+    for r in rest.into_iter().rev() {
+        out.push(r);
+    }
+    Some(out)
+}
+
 /// True when `a` and `b` name the same existing file (through links too).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     // The file's identity from one stat each: resolving both paths cost a batch a dozen system
@@ -83,7 +151,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
         std::fs::metadata(a).is_ok_and(|x| x.dev() == y.dev() && x.ino() == y.ino())
     }
     #[cfg(not(unix))]
-    match (a.canonicalize(), b.canonicalize()) {
+    match (canonical(a), canonical(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
@@ -330,8 +398,8 @@ pub fn resolve_inside(root: &Path, rel: &str) -> Result<std::path::PathBuf> {
         return Err(refuse("is not a relative path inside the file's folder"));
     }
     let root = absolute(root).ok_or_else(|| refuse("has no folder to resolve against"))?;
-    let target = std::fs::canonicalize(root.join(p))
-        .map_err(|e| refuse(&format!("cannot be resolved: {e}")))?;
+    let target =
+        canonical(&root.join(p)).map_err(|e| refuse(&format!("cannot be resolved: {e}")))?;
     if !target.starts_with(&root) {
         return Err(refuse(&format!(
             "leads outside the folder {} (to {})",
@@ -369,11 +437,47 @@ fn absolute(p: &Path) -> Option<std::path::PathBuf> {
     } else {
         p
     };
-    std::fs::canonicalize(p).ok()
+    canonical(p).ok()
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn relative_paths_climb_to_the_common_folder() {
+        assert_eq!(
+            super::relative_path(
+                super::Path::new("/w/out"),
+                super::Path::new("/w/mod/tex/a.png")
+            )
+            .as_deref(),
+            Some("../mod/tex/a.png")
+        );
+        assert_eq!(
+            super::relative_path(super::Path::new("/w"), super::Path::new("/w/a.png")).as_deref(),
+            Some("a.png")
+        );
+        assert_eq!(
+            super::relative_path(super::Path::new("w"), super::Path::new("/w/a.png")),
+            None
+        );
+    }
+
+    #[test]
+    fn windows_paths_lose_only_the_verbatim_prefix() {
+        use super::without_verbatim_prefix as plain;
+        assert_eq!(
+            plain(r"\\?\C:\Games\X4 Foundations").as_deref(),
+            Some(r"C:\Games\X4 Foundations")
+        );
+        assert_eq!(
+            plain(r"\\?\UNC\nas\mods\ship.xml").as_deref(),
+            Some(r"\\nas\mods\ship.xml")
+        );
+        // A device path or a plain one has nothing that can go.
+        assert_eq!(plain(r"\\?\Volume{1234}\x"), None);
+        assert_eq!(plain(r"C:\x"), None);
+    }
+
     #[test]
     fn resolve_inside_keeps_to_the_folder() {
         let d = std::env::temp_dir().join(format!("hangar-io-resolve-{}", std::process::id()));

@@ -427,48 +427,6 @@ fn copy_name(path: &str, taken: &mut Vec<String>) -> String {
     name
 }
 
-/// `file` as a relative path from the folder `from` (`/` separated), when both are absolute paths
-/// on the same root.
-fn relative(from: &Path, file: &Path) -> Option<String> {
-    use std::path::Component;
-    let a: Vec<Component> = from.components().collect();
-    let b: Vec<Component> = file.components().collect();
-    let same_root = matches!(
-        (a.first(), b.first()),
-        (Some(x), Some(y)) if x == y && matches!(x, Component::RootDir | Component::Prefix(_))
-    );
-    if !same_root {
-        return None;
-    }
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
-    for c in b.get(common..)? {
-        match c {
-            Component::Normal(n) => parts.push(n.to_str()?.to_string()),
-            _ => return None,
-        }
-    }
-    Some(parts.join("/"))
-}
-
-/// The folder `output` will be written in, absolute and with links resolved as far as it exists.
-fn output_folder(output: &Path) -> Option<PathBuf> {
-    let dir = output.parent().filter(|p| !p.as_os_str().is_empty());
-    let dir = std::path::absolute(dir.unwrap_or(Path::new("."))).ok()?;
-    // Resolve the part that exists (links), keep the rest as written.
-    let mut existing = dir.clone();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        rest.push(existing.file_name()?.to_os_string());
-        existing = existing.parent()?.to_path_buf();
-    }
-    let mut out = std::fs::canonicalize(&existing).ok()?;
-    for r in rest.into_iter().rev() {
-        out.push(r);
-    }
-    Some(out)
-}
-
 /// How the glTF written to `output` carries the `resolved` textures under `mode`: inside it
 /// ([`Mode::Embed`]), or as files beside it named by relative URI ([`Mode::Copy`], [`Mode::Link`]).
 pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<Warning>) {
@@ -482,7 +440,7 @@ pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<W
         Mode::Copy | Mode::Link => {}
     }
     let folder = copy_folder(output);
-    let out_dir = output_folder(output);
+    let out_dir = crate::io::folder_of(output);
     let mut taken = Vec::new();
     let mut copied_instead = Vec::new();
     for (path, png) in resolved.images {
@@ -490,7 +448,7 @@ pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<W
             let link = resolved
                 .loose_png
                 .get(&path)
-                .and_then(|f| relative(out_dir.as_deref()?, f));
+                .and_then(|f| crate::io::relative_path(out_dir.as_deref()?, f));
             if let Some(rel) = link {
                 placement.linked.insert(path, rel);
                 continue;
@@ -609,19 +567,6 @@ mod tests {
         assert_eq!(copy_name("other/HULL_D.gz", &mut taken), "HULL_D_2.png");
         assert_eq!(copy_name("../..", &mut taken), "texture.png");
         assert_eq!(copy_name("a/b:c?.dds", &mut taken), "b_c_.png");
-    }
-
-    #[test]
-    fn relative_paths_climb_to_the_common_folder() {
-        assert_eq!(
-            relative(Path::new("/w/out"), Path::new("/w/mod/tex/a.png")).as_deref(),
-            Some("../mod/tex/a.png")
-        );
-        assert_eq!(
-            relative(Path::new("/w"), Path::new("/w/a.png")).as_deref(),
-            Some("a.png")
-        );
-        assert_eq!(relative(Path::new("w"), Path::new("/w/a.png")), None);
     }
 
     #[test]

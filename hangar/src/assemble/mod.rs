@@ -6,6 +6,7 @@
 pub mod bare;
 pub mod document;
 pub mod read;
+pub(crate) mod sources;
 pub mod write;
 
 pub use read::{to_scene, xml_beside};

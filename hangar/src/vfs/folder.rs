@@ -30,7 +30,7 @@ pub struct Folder {
 
 impl Folder {
     pub fn new(root: &Path) -> Result<Folder> {
-        let root = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+        let root = crate::io::canonical(root).map_err(|e| Error::io(root, e))?;
         if !root.is_dir() {
             return Err(Error::io(
                 &root,
@@ -63,7 +63,7 @@ impl Folder {
                 Kind::Dir => None,
                 // Links may point anywhere: only what resolves inside the root counts.
                 Kind::Other => {
-                    let real = std::fs::canonicalize(&path).ok()?;
+                    let real = crate::io::canonical(&path).ok()?;
                     (real.starts_with(&self.root) && real.is_file()).then_some(real)
                 }
             };
@@ -118,7 +118,7 @@ impl Folder {
             }
         }
         while let Some(dir) = stack.pop() {
-            if skip.is_some_and(|s| std::fs::canonicalize(&dir).is_ok_and(|d| d == s)) {
+            if skip.is_some_and(|s| crate::io::canonical(&dir).is_ok_and(|d| d == s)) {
                 continue;
             }
             let Ok(entries) = std::fs::read_dir(&dir) else {

@@ -229,7 +229,7 @@ impl GameView {
     /// The view around a loose file: the nearest folder above it that holds the game's top folders
     /// (`assets/`, `libraries/`, `Assets/`; a mod's root), and the file's game path inside it.
     pub fn around(file: &Path) -> Option<(GameView, String)> {
-        let file = std::fs::canonicalize(file).ok()?;
+        let file = crate::io::canonical(file).ok()?;
         let mut dir = file.parent();
         while let Some(d) = dir {
             if is_game_root(d) {
@@ -262,7 +262,7 @@ impl GameView {
     /// output folder inside the input) and hangar's temporary files are left out.
     pub fn entries(&self, prefix: &str, skip: Option<&Path>) -> Result<Vec<Entry>> {
         let prefix = normalize(prefix)?;
-        let skip = skip.and_then(|s| std::fs::canonicalize(s).ok());
+        let skip = skip.and_then(|s| crate::io::canonical(s).ok());
         let mut by_norm: HashMap<String, usize> = HashMap::new();
         let mut out: Vec<Option<Entry>> = Vec::new();
         for layer in &self.layers {
@@ -509,7 +509,7 @@ impl Nearby {
             roots
                 .entry(dir.to_path_buf())
                 .or_insert_with(|| {
-                    let real = std::fs::canonicalize(dir).ok()?;
+                    let real = crate::io::canonical(dir).ok()?;
                     let root = real
                         .ancestors()
                         .find(|d| is_game_root(d))

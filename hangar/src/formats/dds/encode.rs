@@ -1,6 +1,7 @@
-//! Pictures to DDS: PNG (and TGA, and DDS itself) decoded to RGBA, block-compressed by
-//! `image_dds` (Intel's ISPC texture compressor underneath), with its mip chain, behind a DDS header
-//! written here. BC1, BC3, BC4 and BC5 get the legacy FourCC header every engine reads (`DXT1`,
+//! Pictures to DDS: PNG (and TGA, and DDS itself) decoded to RGBA, its mip chain made here (each
+//! level the rounded average of 2x2 pixels of the one above), block-compressed by
+//! `block_compression` (a pure-Rust port of Intel's ISPC texture compressor's kernels: the same
+//! bytes on every platform, no C++ to link), behind a DDS header written here. BC1, BC3, BC4 and BC5 get the legacy FourCC header every engine reads (`DXT1`,
 //! `DXT5`, `ATI1`, `ATI2`); BC7 has no FourCC and gets the DX10 extension (DXGI 98, BC7_UNORM).
 //!
 //! Every output is read back with [`super::read_header`] before it is handed out: its sizes must
@@ -135,47 +136,138 @@ fn header(w: u32, h: u32, mips: u32, encoding: Encoding, top_bytes: usize) -> Ve
     b
 }
 
-/// The blocks of `img` and its `mips - 1` smaller levels, one level after the other, by Intel's
-/// ISPC texture compressor (C++, native build only).
+/// The blocks of `img` and its `mips - 1` smaller levels, one level after the other.
 #[cfg(feature = "native")]
 fn block_compress(img: &Image, encoding: Encoding, mips: u32) -> Result<Vec<u8>> {
-    use image_dds::ImageFormat as F;
-    let format = match encoding {
-        Encoding::Bc1 => F::BC1RgbaUnorm,
-        Encoding::Bc3 => F::BC3RgbaUnorm,
-        Encoding::Bc4 => F::BC4RUnorm,
-        Encoding::Bc5 => F::BC5RgUnorm,
-        Encoding::Bc7 => F::BC7RgbaUnorm,
+    use block_compression::{BC7Settings, CompressionVariant as V};
+    use rayon::prelude::*;
+    let opaque = img.rgba.chunks_exact(4).all(|p| p[3] == 255);
+    let variant = match encoding {
+        Encoding::Bc1 => V::BC1,
+        Encoding::Bc3 => V::BC3,
+        Encoding::Bc4 => V::BC4,
+        Encoding::Bc5 => V::BC5,
+        Encoding::Bc7 if opaque => V::BC7(BC7Settings::opaque_basic()),
+        Encoding::Bc7 => V::BC7(BC7Settings::alpha_basic()),
     };
-    let surface = image_dds::SurfaceRgba8 {
-        width: img.width,
-        height: img.height,
-        depth: 1,
-        layers: 1,
-        mipmaps: 1,
-        data: img.rgba.as_slice(),
+    let mut out = Vec::new();
+    let mut level = std::borrow::Cow::Borrowed(img);
+    for l in 0..mips {
+        if l > 0 {
+            level = std::borrow::Cow::Owned(half_size(&level));
+        }
+        let padded = padded_to_blocks(&level);
+        let (w, h) = (padded.width, padded.height);
+        let mut blocks = vec![0u8; variant.blocks_byte_size(w, h)];
+        // One row of blocks a task: the encoder's rows are independent.
+        let row_bytes = variant.bytes_per_row(w) as usize;
+        blocks
+            .par_chunks_mut(row_bytes)
+            .zip(padded.rgba.par_chunks(w as usize * 16))
+            .for_each(|(dst, src)| {
+                block_compression::encode::compress_rgba8(variant, src, dst, w, 4, w * 4);
+                if encoding == Encoding::Bc7 && !opaque {
+                    mend_bc7_alpha(dst, src, w);
+                }
+            });
+        out.extend_from_slice(&blocks);
+    }
+    Ok(out)
+}
+
+/// `blocks`, one row of BC7 blocks encoded from the 4 rows of pixels `src` (`w` wide), with each
+/// block that the modes with alpha (4, 5, 6: `alpha_ultrafast`) encode closer replaced by theirs.
+/// `block_compression` 0.11 never adds a transparent block's alpha error to modes 0 to 3, which
+/// store none (its `compute_opaque_err` is not called), so its other settings can make such a
+/// block opaque: four colours, one of them half transparent, came back all opaque.
+#[cfg(feature = "native")]
+fn mend_bc7_alpha(blocks: &mut [u8], src: &[u8], w: u32) {
+    use block_compression::{BC7Settings, CompressionVariant as V};
+    let mut fast = vec![0u8; blocks.len()];
+    let alpha_modes = V::BC7(BC7Settings::alpha_ultrafast());
+    block_compression::encode::compress_rgba8(alpha_modes, src, &mut fast, w, 4, w * 4);
+    let stride = w as usize * 4;
+    let error = |block: &[u8], bx: usize| -> Option<u64> {
+        let mut px = [0u32; 16];
+        texture2ddecoder::decode_bc7(block, 4, 4, &mut px).ok()?;
+        let mut sum = 0u64;
+        for (i, p) in px.iter().enumerate() {
+            let [b, g, r, a] = p.to_le_bytes();
+            let at = (i / 4) * stride + (bx * 4 + i % 4) * 4;
+            for (got, want) in [r, g, b, a].into_iter().zip(src.get(at..at + 4)?) {
+                sum += u64::from(got.abs_diff(*want)).pow(2);
+            }
+        }
+        Some(sum)
     };
-    surface
-        .encode(
-            format,
-            image_dds::Quality::Normal,
-            image_dds::Mipmaps::GeneratedExact(mips),
-        )
-        .map(|s| s.data)
-        .map_err(|e| {
-            Error::new(
-                ErrorKind::Invalid,
-                None,
-                "DDS.data",
-                format!("{} encoding failed: {e}", encoding.name()),
-            )
-        })
+    for (bx, (thorough, quick)) in blocks
+        .chunks_exact_mut(16)
+        .zip(fast.chunks_exact(16))
+        .enumerate()
+    {
+        if let (Some(a), Some(b)) = (error(thorough, bx), error(quick, bx)) {
+            if b < a {
+                thorough.copy_from_slice(quick);
+            }
+        }
+    }
+}
+
+/// The next mip level: half the size (at least 1), each pixel the rounded average of the 2x2
+/// pixels above it (an odd edge's last pixel stands in for its missing neighbour).
+#[cfg(feature = "native")]
+fn half_size(img: &Image) -> Image {
+    let (w, h) = (img.width as usize, img.height as usize);
+    let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
+    let at = |x: usize, y: usize, c: usize| {
+        u32::from(img.rgba[(y.min(h - 1) * w + x.min(w - 1)) * 4 + c])
+    };
+    let mut rgba = Vec::with_capacity(nw * nh * 4);
+    for y in 0..nh {
+        for x in 0..nw {
+            let (x0, y0) = (2 * x, 2 * y);
+            for c in 0..4 {
+                let sum =
+                    at(x0, y0, c) + at(x0 + 1, y0, c) + at(x0, y0 + 1, c) + at(x0 + 1, y0 + 1, c);
+                rgba.push(((sum + 2) / 4) as u8);
+            }
+        }
+    }
+    Image {
+        width: nw as u32,
+        height: nh as u32,
+        rgba,
+    }
+}
+
+/// `img` grown to whole 4x4 blocks by repeating its last column and row (the padding a decoder
+/// never shows, chosen so it does not pull the edge blocks' colours).
+#[cfg(feature = "native")]
+fn padded_to_blocks(img: &Image) -> std::borrow::Cow<'_, Image> {
+    let (w, h) = (img.width as usize, img.height as usize);
+    let (pw, ph) = (w.div_ceil(4) * 4, h.div_ceil(4) * 4);
+    if (pw, ph) == (w, h) {
+        return std::borrow::Cow::Borrowed(img);
+    }
+    let mut rgba = Vec::with_capacity(pw * ph * 4);
+    for y in 0..ph {
+        let row = &img.rgba[y.min(h - 1) * w * 4..][..w * 4];
+        rgba.extend_from_slice(row);
+        for _ in w..pw {
+            rgba.extend_from_slice(&row[(w - 1) * 4..]);
+        }
+    }
+    std::borrow::Cow::Owned(Image {
+        width: pw as u32,
+        height: ph as u32,
+        rgba,
+    })
 }
 
 #[cfg(not(feature = "native"))]
 fn block_compress(_: &Image, encoding: Encoding, _: u32) -> Result<Vec<u8>> {
     Err(Error::unsupported(format!(
-        "writing {} DDS needs the native build of hangar (its block encoder is C++)",
+        "writing {} DDS needs the native build of hangar",
         encoding.name()
     )))
 }
@@ -321,7 +413,7 @@ mod tests {
         assert_eq!(e.kind, super::ErrorKind::Unsupported);
         assert_eq!(
             e.message,
-            "writing BC7 DDS needs the native build of hangar (its block encoder is C++)"
+            "writing BC7 DDS needs the native build of hangar"
         );
     }
 }
