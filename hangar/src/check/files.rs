@@ -143,7 +143,9 @@ impl ModFiles {
                     }
                     let label = match &p.catalog {
                         Some(c) => format!("{c}::{}", e.norm),
-                        None => e.shown.clone(),
+                        // A folder's file by its names on disk; a given file as it was named.
+                        None if e.disk.is_some() => e.shown.clone(),
+                        None => p.view.spelled(&e.norm).unwrap_or_else(|| e.shown.clone()),
                     };
                     let f = ModFile {
                         label,
@@ -226,14 +228,17 @@ mod tests {
 
     #[test]
     fn catalogs_and_loose_files_are_named_as_the_mod_holds_them() {
-        let cat = b"libraries/parameters.xml 3 0 x\n";
+        let cat = b"libraries/parameters.xml 3 0 00000000000000000000000000000000\n";
         let m = ModFiles::from_sources(
             "mymod",
             vec![
                 ("Content.xml".into(), src(b"<content/>")),
                 ("ext_01.cat".into(), src(cat)),
                 ("ext_01.dat".into(), src(b"abc")),
-                ("subst_01.cat".into(), src(b"assets/t.gz 2 0 x\n")),
+                (
+                    "subst_01.cat".into(),
+                    src(b"assets/t.gz 2 0 00000000000000000000000000000000\n"),
+                ),
                 ("subst_01.dat".into(), src(b"zz")),
             ],
         )

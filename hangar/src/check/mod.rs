@@ -6,10 +6,13 @@
 //! reference and the reference as written.
 
 pub mod files;
+mod out;
 mod report;
+mod sc2;
 mod world;
 mod x4;
 pub(crate) mod xml;
+mod xpath;
 
 use crate::error::Result;
 use crate::validate::{Finding, Severity};
@@ -72,25 +75,42 @@ pub fn mod_kind(dir: &Path) -> Option<ModKind> {
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    if name.ends_with(".sc2mod") || name.ends_with(".sc2map") {
-        return Some(ModKind::Sc2);
+    let has = |n: &str| crate::assemble::read::find_in(dir, n);
+    if has("content.xml").is_some_and(|p| p.is_file()) {
+        return Some(ModKind::X4);
     }
-    crate::assemble::read::find_in(dir, "content.xml")
-        .filter(|p| p.is_file())
-        .map(|_| ModKind::X4)
+    let sc2 = name.ends_with(".sc2mod")
+        || name.ends_with(".sc2map")
+        || has("base.sc2data").is_some_and(|p| p.is_dir());
+    sc2.then_some(ModKind::Sc2)
 }
 
 /// Checks the mod in the folder `dir`, on the game in `game` when given (a game folder, with the
 /// extensions the mod depends on found beside the mod).
 pub fn check_folder(dir: &Path, game: Option<&Path>) -> Result<ModCheck> {
     let files = ModFiles::open(dir)?;
+    if mod_kind(dir) == Some(ModKind::Sc2) {
+        return Ok(sc2::walk(&files, game));
+    }
     let game_view = game.map(GameView::open).transpose()?;
     let world = World::new(files, game_view, game, Some(dir));
     Ok(check(&world))
 }
 
-/// Checks a mod already gathered with its game.
+/// Checks a mod already gathered with its game: a StarCraft II one when its folder is named so
+/// or it has a `Base.SC2Data` folder, else an X4 one.
 pub fn check(world: &World) -> ModCheck {
+    let name = world.files.folder.to_ascii_lowercase();
+    let sc2 = name.ends_with(".sc2mod")
+        || name.ends_with(".sc2map")
+        || world
+            .files
+            .files()
+            .iter()
+            .any(|f| f.norm.starts_with("base.sc2data/"));
+    if sc2 {
+        return sc2::walk(&world.files, None);
+    }
     let mut out = x4::walk(world);
     out.kind = "x4".into();
     out

@@ -97,9 +97,9 @@ impl ModCheck {
     fn folder_html(&self, folder: &Folder, ids: &HashMap<String, usize>, h: &mut String) {
         for (name, sub) in &folder.folders {
             let bad = self.has_error_below(sub);
-            let _ = write!(
+            let _ = writeln!(
                 h,
-                "<details{}><summary>{}/</summary>\n",
+                "<details{}><summary>{}/</summary>",
                 if bad { " open" } else { "" },
                 esc(name)
             );

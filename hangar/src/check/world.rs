@@ -168,6 +168,19 @@ pub fn hostile(written: &str) -> Option<String> {
     None
 }
 
+/// The game path a path written in a mod names, or why it leads nowhere: refused when the game
+/// would not read it (see [`hostile`]), missing when it is empty.
+pub fn game_path(written: &str) -> Result<String, Found> {
+    if let Some(why) = hostile(written) {
+        return Err(Found::Refused(why));
+    }
+    match normalize(written.trim()) {
+        Ok(n) if !n.is_empty() => Ok(n),
+        Ok(_) => Err(Found::Missing),
+        Err(e) => Err(Found::Refused(e.message)),
+    }
+}
+
 /// The game paths a file reference may mean: as written, with the endings the game tries.
 pub type Candidates = fn(&str) -> Vec<String>;
 
@@ -237,13 +250,9 @@ impl World {
 
     /// Where the path `written` leads; `candidates` gives the game paths to try for a path.
     pub fn locate(&self, written: &str, candidates: Candidates) -> Found {
-        if let Some(why) = hostile(written) {
-            return Found::Refused(why);
-        }
-        let norm = match normalize(written.trim()) {
-            Ok(n) if !n.is_empty() => n,
-            Ok(_) => return Found::Missing,
-            Err(e) => return Found::Refused(e.message),
+        let norm = match game_path(written) {
+            Ok(n) => n,
+            Err(found) => return found,
         };
         if let Some((ext, rest)) = norm
             .strip_prefix("extensions/")
@@ -333,32 +342,8 @@ impl World {
         self.game_names.get_or_init(|| {
             let mut n = Names::default();
             for (macros, file) in [(false, "index/components.xml"), (true, "index/macros.xml")] {
-                if let Some(g) = &self.game {
-                    let mut paths = vec![file.to_string()];
-                    paths.extend(
-                        self.game_extensions()
-                            .iter()
-                            .map(|e| format!("extensions/{e}/{file}")),
-                    );
-                    for p in paths {
-                        if let Some(t) = g
-                            .get(&p)
-                            .and_then(|b| b.ok())
-                            .and_then(|b| xml::text(&b).ok())
-                        {
-                            n.add(macros, &t);
-                        }
-                    }
-                }
-                for d in &self.deps {
-                    if let Some(t) = d
-                        .files
-                        .read_own(file)
-                        .and_then(|b| b.ok())
-                        .and_then(|b| xml::text(&b).ok())
-                    {
-                        n.add(macros, &t);
-                    }
+                for t in self.outside_texts(file) {
+                    n.add(macros, &t);
                 }
             }
             n
@@ -382,28 +367,26 @@ impl World {
         out
     }
 
-    /// The texts of `path` in the game and in each dependency, in the order they apply.
+    /// The texts of `path` in the game, in its extensions (their patches of it) and in each
+    /// dependency, in the order they apply.
     pub fn outside_texts(&self, path: &str) -> Vec<String> {
+        let text = |b: Option<crate::error::Result<crate::io::Input>>| {
+            b.and_then(|b| b.ok()).and_then(|b| xml::text(&b).ok())
+        };
         let mut out = Vec::new();
         if let Some(g) = &self.game {
-            if let Some(t) = g
-                .get(path)
-                .and_then(|b| b.ok())
-                .and_then(|b| xml::text(&b).ok())
-            {
-                out.push(t);
-            }
+            let paths = std::iter::once(path.to_string()).chain(
+                self.game_extensions()
+                    .into_iter()
+                    .map(|e| format!("extensions/{e}/{path}")),
+            );
+            out.extend(paths.filter_map(|p| text(g.get(&p))));
         }
-        for d in &self.deps {
-            if let Some(t) = d
-                .files
-                .read_own(path)
-                .and_then(|b| b.ok())
-                .and_then(|b| xml::text(&b).ok())
-            {
-                out.push(t);
-            }
-        }
+        out.extend(
+            self.deps
+                .iter()
+                .filter_map(|d| text(d.files.read_own(path))),
+        );
         out
     }
 }

@@ -3,89 +3,13 @@
 //! their geometry and `.ani`, the materials the meshes name to the material library, the
 //! library's textures, wares to macros, and text references to the text files.
 
+use super::out::{validate_files, Out};
 use super::world::{self, Found, Names, World};
-use super::{xml, Link, ModCheck};
+use super::{xml, ModCheck};
 use crate::formats::x4xml::material_library::Library;
 use crate::validate::Finding;
-use rayon::prelude::*;
 use roxmltree::{Document, Node};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::Path;
-
-/// Extensions of the files validated one by one as `hangar validate` does (XML is walked).
-const VALIDATED: &[&str] = &[
-    "xmf", "ani", "xac", "xsm", "xpm", "m3", "m3a", "dds", "tga", "bgf", "bsg", "bgp",
-];
-
-/// Findings and links as the walk makes them.
-#[derive(Default)]
-pub(super) struct Out {
-    pub findings: Vec<Finding>,
-    pub links: Vec<Link>,
-    /// References not followed (no game given), by file: what each names and why.
-    unchecked: BTreeMap<String, BTreeSet<String>>,
-}
-
-impl Out {
-    pub fn push(&mut self, f: Finding, file: &str, line: Option<u32>) {
-        self.findings.push(f.in_file(file, line));
-    }
-
-    /// Records where the reference `written` (the `what` of `file`) led: a link, a finding
-    /// when it is missing or refused (an error, or a warning when `error` is false), or a note
-    /// for the summary when it could not be followed.
-    pub fn follow(
-        &mut self,
-        file: &str,
-        line: Option<u32>,
-        written: &str,
-        found: &Found,
-        what: &str,
-        error: bool,
-    ) {
-        self.links.push(Link {
-            file: file.to_string(),
-            line,
-            written: written.to_string(),
-            target: found.target(),
-        });
-        let finding = match found {
-            Found::Mod(_) | Found::Game(_) => return,
-            Found::Unchecked(why) => {
-                self.unchecked
-                    .entry(file.to_string())
-                    .or_default()
-                    .insert(format!("{written} ({why})"));
-                return;
-            }
-            Found::Missing => format!("{what} {written:?}: not found"),
-            Found::Refused(why) => format!("{what}: {why}"),
-        };
-        let f = if error || matches!(found, Found::Refused(_)) {
-            Finding::error("", finding)
-        } else {
-            Finding::warning("", finding)
-        };
-        self.push(f.missing(written), file, line);
-    }
-
-    /// One warning a file for the references it makes outside what was given.
-    fn summarize_unchecked(&mut self) {
-        for (file, refs) in std::mem::take(&mut self.unchecked) {
-            let shown: Vec<&str> = refs.iter().take(3).map(String::as_str).collect();
-            let more = match refs.len().saturating_sub(3) {
-                0 => String::new(),
-                n => format!(" and {n} more"),
-            };
-            let msg = format!(
-                "{} references lead outside the mod and were not checked (give the game with --game): {}{more}",
-                refs.len(),
-                shown.join(", ")
-            );
-            self.push(Finding::warning("", msg), &file, None);
-        }
-    }
-}
+use std::collections::{HashMap, HashSet};
 
 /// An XML file of the mod, parsed.
 struct Parsed<'t> {
@@ -108,7 +32,7 @@ impl Parsed<'_> {
 pub(super) fn walk(w: &World) -> ModCheck {
     let files = w.files.files();
     let mut out = Out::default();
-    validate_files(w, &files, &mut out);
+    validate_files(&w.files, &files, &mut out);
 
     let mut texts: Vec<(usize, String)> = Vec::new();
     for (i, f) in files.iter().enumerate() {
@@ -154,7 +78,12 @@ pub(super) fn walk(w: &World) -> ModCheck {
         match p.root() {
             "macros" => walk.macros(p, &mut out),
             "components" => walk.components(p, &mut out, &mut used),
-            "diff" => walk.diff_refs(p, &mut out),
+            "diff" => {
+                walk.diff_refs(p, &mut out);
+                if !p.subst {
+                    walk.patches(p, &mut out);
+                }
+            }
             _ => {}
         }
         if p.norm == "libraries/wares.xml" {
@@ -175,33 +104,6 @@ pub(super) fn walk(w: &World) -> ModCheck {
         findings: out.findings,
         links: out.links,
     }
-}
-
-/// Every model, motion and texture file validated alone, in parallel.
-fn validate_files(w: &World, files: &[super::files::ModFile], out: &mut Out) {
-    let found: Vec<Vec<Finding>> = files
-        .par_iter()
-        .filter(|f| {
-            let ext = f.norm.rsplit_once('.').map_or("", |x| x.1);
-            VALIDATED.contains(&ext)
-        })
-        .map(|f| {
-            let findings = match w.files.read(f) {
-                Some(Ok(bytes)) => match crate::any::open(&bytes, Path::new(&f.norm)) {
-                    Ok(o) => o.validate(),
-                    Err(e) => vec![e.into()],
-                },
-                Some(Err(e)) => vec![e.into()],
-                None => Vec::new(),
-            };
-            findings
-                .into_iter()
-                .filter(|x| !x.note)
-                .map(|x| x.in_file(f.label.clone(), None))
-                .collect()
-        })
-        .collect();
-    out.findings.extend(found.into_iter().flatten());
 }
 
 /// content.xml: there, well-formed (the parse reported that), an id, a version, dependencies.
@@ -371,6 +273,79 @@ impl Walk<'_> {
         self.connection_macros(p, p.doc.root_element(), out);
     }
 
+    /// A diff patch: each operation's `sel` selects something in the game's file it patches.
+    fn patches(&self, p: &Parsed<'_>, out: &mut Out) {
+        let root = p.doc.root_element();
+        let ops: Vec<Node<'_, '_>> = root
+            .children()
+            .filter(|c| c.is_element() && c.attribute("sel").is_some())
+            .collect();
+        if ops.is_empty() {
+            return;
+        }
+        let Some(game) = &self.w.game else {
+            let why = format!(
+                "{} sel paths into the game's file (no --game given)",
+                ops.len()
+            );
+            out.follow(
+                &p.label,
+                None,
+                &p.norm,
+                &Found::Unchecked(why),
+                "patched file",
+                true,
+            );
+            return;
+        };
+        let Some(Ok(bytes)) = game.get(&p.norm) else {
+            let msg = format!("a diff patch of {}, which is not in the game", p.norm);
+            out.push(
+                Finding::error("", msg).missing(p.norm.clone()),
+                &p.label,
+                p.line(root),
+            );
+            return;
+        };
+        let text = match xml::text(&bytes) {
+            Ok(t) => t,
+            Err(e) => return out.push(Finding::warning("", e.message), &p.label, p.line(root)),
+        };
+        let doc = match xml::parse(&text) {
+            Ok(d) => d,
+            Err(e) => {
+                let msg = format!("the game's {}: {}", p.norm, e.message);
+                return out.push(Finding::warning("", msg), &p.label, p.line(root));
+            }
+        };
+        let target = format!("{}::{}", game.label, p.norm);
+        // An earlier operation, or an extension's patch of the same file (a DLC), may add what
+        // a later one selects: such a miss is only a warning.
+        let patched_elsewhere = self
+            .w
+            .game_extensions()
+            .iter()
+            .any(|e| game.exists(&format!("extensions/{e}/{}", p.norm)))
+            || self.w.deps.iter().any(|d| d.files.find(&p.norm).is_some());
+        let mut changed = patched_elsewhere;
+        for op in ops {
+            let sel = op.attribute("sel").unwrap_or_default();
+            let found = match super::xpath::count(&doc, sel) {
+                Ok(0) => Found::Missing,
+                Ok(_) => Found::Game(world::Place::named(&target)),
+                Err(_) => Found::Unchecked("an XPath past what hangar reads".into()),
+            };
+            let soft = changed || op.attribute("silent").is_some() || op.attribute("if").is_some();
+            let what = format!(
+                "patch <{}> of the game's {}: sel",
+                op.tag_name().name(),
+                p.norm
+            );
+            out.follow(&p.label, p.line(op), sel, &found, &what, !soft);
+            changed |= !op.has_tag_name("remove");
+        }
+    }
+
     /// Wares: each `<component ref>` names a macro.
     fn wares(&self, p: &Parsed<'_>, out: &mut Out) {
         for c in p.doc.descendants().filter(|c| {
@@ -537,7 +512,10 @@ impl Walk<'_> {
     fn materials(&self, parsed: &[Parsed<'_>], used: &[Used], out: &mut Out) {
         let mut lib = Library::default();
         for t in self.w.outside_texts("libraries/material_library.xml") {
-            let _ = lib.apply(&t);
+            // The library's parser recurses once a level: a hostile nesting is not handed to it.
+            if xml::too_deep(&t).is_none() {
+                let _ = lib.apply(&t);
+            }
         }
         if let Some(p) = parsed
             .iter()
@@ -642,7 +620,9 @@ impl Walk<'_> {
 
     /// `{page,id}` in the mod's macros: each in the mod's text files or the game's.
     fn text_refs(&self, parsed: &[Parsed<'_>], out: &mut Out) {
-        let mut refs: Vec<(String, Option<u32>, String, (u64, u64))> = Vec::new();
+        // (file, line, as written, (page, id))
+        type TextRef = (String, Option<u32>, String, (u64, u64));
+        let mut refs: Vec<TextRef> = Vec::new();
         for p in parsed.iter().filter(|p| p.root() == "macros") {
             for n in p.doc.descendants().filter(|n| n.is_element()) {
                 for a in n.attributes() {

@@ -32,67 +32,84 @@ pub fn text(bytes: &[u8]) -> Result<String, Refused> {
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
-/// `text` parsed, its nesting checked.
+/// `text` parsed, after its nesting is checked (the parser recurses once a level: a file
+/// nested thousands deep would overflow the stack).
 pub fn parse(text: &str) -> Result<Document<'_>, Refused> {
+    if let Some(line) = too_deep(text) {
+        return Err(Refused {
+            line: Some(line),
+            message: format!("elements nested deeper than {MAX_DEPTH} levels: refused"),
+        });
+    }
     let options = ParsingOptions {
         allow_dtd: false,
         nodes_limit: MAX_NODES,
     };
-    let doc = Document::parse_with_options(text, options).map_err(|e| Refused {
+    Document::parse_with_options(text, options).map_err(|e| Refused {
         line: Some(e.pos().row),
         message: format!("not well-formed XML: {e}"),
-    })?;
-    // Depth without recursion: each node's depth is its parent's plus one, in document order.
-    let mut depth: Vec<u32> = vec![0; doc.descendants().count()];
-    for n in doc.descendants().skip(1) {
-        let d = n
-            .parent()
-            .and_then(|p| depth.get(index(p)).copied())
-            .unwrap_or(0)
-            + 1;
-        if d as usize > MAX_DEPTH {
-            return Err(Refused {
-                line: Some(line(&doc, n)),
-                message: format!("elements nested deeper than {MAX_DEPTH} levels: refused"),
-            });
-        }
-        if let Some(slot) = depth.get_mut(index(n)) {
-            *slot = d;
-        }
-    }
-    Ok(doc)
+    })
 }
 
-/// A node's place in document order (roxmltree numbers them so).
-fn index(n: Node<'_, '_>) -> usize {
-    n.id().get_usize()
+/// The line of the first element nested deeper than [`MAX_DEPTH`], read from the bytes alone
+/// (comments, CDATA, declarations and quoted attribute values skipped).
+pub fn too_deep(text: &str) -> Option<u32> {
+    let b = text.as_bytes();
+    let find = |from: usize, what: &[u8]| -> usize {
+        b.get(from..)
+            .and_then(|rest| rest.windows(what.len()).position(|w| w == what))
+            .map_or(b.len(), |i| from + i + what.len())
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(at) = b.get(i..).and_then(|r| r.iter().position(|&c| c == b'<')) {
+        let start = i + at;
+        let rest = b.get(start + 1..).unwrap_or_default();
+        i = if rest.starts_with(b"!--") {
+            find(start, b"-->")
+        } else if rest.starts_with(b"![CDATA[") {
+            find(start, b"]]>")
+        } else if rest.starts_with(b"?") {
+            find(start, b"?>")
+        } else if rest.starts_with(b"!") {
+            find(start, b">")
+        } else if rest.starts_with(b"/") {
+            depth = depth.saturating_sub(1);
+            find(start, b">")
+        } else {
+            // An element's start tag: its end is the first '>' outside quotes.
+            let mut quote = None;
+            let mut j = start + 1;
+            while let Some(&c) = b.get(j) {
+                match (quote, c) {
+                    (None, b'"' | b'\'') => quote = Some(c),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if b.get(j.wrapping_sub(1)) != Some(&b'/') {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    let lines = b
+                        .get(..start)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter(|&&c| c == b'\n')
+                        .count();
+                    return Some(u32::try_from(lines + 1).unwrap_or(u32::MAX));
+                }
+            }
+            j + 1
+        };
+    }
+    None
 }
 
 /// The line (from 1) where `n` starts.
 pub fn line(doc: &Document<'_>, n: Node<'_, '_>) -> u32 {
     doc.text_pos_at(n.range().start).row
-}
-
-/// The root element's name, read from the head of `bytes` without parsing the file: to pick the
-/// files a check reads whole.
-pub fn root_name(bytes: &[u8]) -> Option<String> {
-    let head = bytes.get(..bytes.len().min(8192))?;
-    let head = String::from_utf8_lossy(head);
-    let mut rest: &str = &head;
-    loop {
-        let at = rest.find('<')?;
-        rest = rest.get(at + 1..)?;
-        if let Some(r) = rest.strip_prefix("!--") {
-            rest = r.get(r.find("-->")? + 3..)?;
-        } else if rest.starts_with('?') || rest.starts_with('!') {
-            rest = rest.get(rest.find('>')? + 1..)?;
-        } else {
-            let end = rest
-                .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
-                .unwrap_or(rest.len());
-            return Some(rest.get(..end)?.to_ascii_lowercase());
-        }
-    }
 }
 
 #[cfg(test)]
@@ -107,20 +124,23 @@ mod tests {
         assert!(e.message.contains("nested deeper"));
         let ok = format!("{}{}", "<a>".repeat(200), "</a>".repeat(200));
         assert!(parse(&ok).is_ok());
+        // Self-closed elements, comments, CDATA and quoted '>' do not nest.
+        let flat = format!(
+            "<r>{}</r>",
+            "<a x=\"/>\"/><!-- <b> --><![CDATA[<c>]]><d></d>".repeat(1000)
+        );
+        assert!(parse(&flat).is_ok());
+        // Far deeper than the parser's stack would take: refused before parsing.
+        assert!(parse(&"<a>".repeat(100_000)).is_err());
     }
 
     #[test]
     fn malformed_xml_gives_its_line() {
+        // An element never closed: the line it opens on.
         let e = parse("<content id=\"x\">\n  <text/>\n").err().unwrap();
+        assert_eq!(e.line, Some(1));
+        let e = parse("<content>\n  <text>\n</content>").err().unwrap();
         assert_eq!(e.line, Some(3));
         assert!(parse("<!DOCTYPE x [<!ENTITY a \"b\">]><x>&a;</x>").is_err());
-    }
-
-    #[test]
-    fn the_root_name_is_read_from_the_head() {
-        let b = b"\xef\xbb\xbf<?xml version=\"1.0\"?>\n<!-- <no> -->\n<Macros>\n<macro/>";
-        assert_eq!(root_name(b).as_deref(), Some("macros"));
-        assert_eq!(root_name(b"<diff>").as_deref(), Some("diff"));
-        assert_eq!(root_name(b"no xml"), None);
     }
 }
