@@ -56,11 +56,7 @@ fn found<'a>(c: &'a ModCheck, file: &str, token: &str) -> Option<&'a hangar::Fin
     })
 }
 
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use common::write_text as write;
 
 #[test]
 fn corpus_mods_have_no_false_alarm() {
@@ -475,4 +471,43 @@ fn sc2_models_textures_and_letter_case_are_checked() {
     let gone = found(&c, data, "Gone.m3").unwrap();
     assert_eq!(gone.line, Some(3));
     assert_eq!(errors(&c).len(), 2);
+}
+
+/// Pieces of the XML mods are made of, for the property below to assemble.
+const PIECES: &[&str] = &[
+    "<macros><macro name=\"a\"><component ref=\"b\"/><connections><connection ref=\"c\"><macro ref=\"a\"/></connection></connections></macro></macros>",
+    "<components><component name=\"b\"><source geometry=\"extensions\\fuzz\\d\"/><connections><connection><parts><part name=\"p\"><lods><lod index=\"0\"><materials><material ref=\"x.y\"/></materials></lod></lods></part></parts></connection></connections></component></components>",
+    "<index><entry name=\"a\" value=\"extensions\\fuzz\\m\"/><entry name=\"*\" value=\"..\\..\\x\"/></index>",
+    "<diff><add sel=\"//ware[@id='a']\"><ware id=\"b\"><component ref=\"a\"/></ware></add></diff>",
+    "<materiallibrary><collection name=\"x\"><material name=\"y\"><properties><property type=\"BitMap\" value=\"C:\\t\"/></properties></material></collection></materiallibrary>",
+    "<content id=\"fuzz\" version=\"x\"><dependency id=\"other\"/></content>",
+    "<language><page id=\"1\"><t id=\"2\">{1,2}</t></page></language>",
+    "<a><b><c>",
+    "",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Any mix of those pieces and bytes, under any of a mod's file names, ends in findings.
+    #[test]
+    fn any_mod_ends_in_findings(
+        picks in proptest::collection::vec((0usize..12, 0usize..PIECES.len(), proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40)), 0..12)
+    ) {
+        const NAMES: &[&str] = &[
+            "content.xml", "index/macros.xml", "index/components.xml", "m.xml", "c.xml",
+            "d/p-lod0.xmf", "d.ani", "libraries/wares.xml", "libraries/material_library.xml",
+            "t/0001-l044.xml", "ext_01.cat", "ext_01.dat",
+        ];
+        let files: Vec<(String, SharedSource)> = picks
+            .into_iter()
+            .map(|(n, p, noise)| {
+                let mut b = PIECES[p].as_bytes().to_vec();
+                b.extend(noise);
+                (NAMES[n].to_string(), Arc::new(b) as SharedSource)
+            })
+            .collect();
+        if let Ok(c) = hangar::check_mod_files("fuzz", files, None) {
+            let _ = c.to_html();
+        }
+    }
 }
