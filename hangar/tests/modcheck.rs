@@ -511,3 +511,39 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_placement_names_connections_its_components_have() {
+    let dir = built(
+        "connections",
+        "station",
+        &[
+            ("content.xml", r#"<content id="station" version="1"/>"#),
+            (
+                "index/macros.xml",
+                r#"<index><entry name="st_macro" value="extensions\station\m"/><entry name="dock_macro" value="extensions\station\m"/></index>"#,
+            ),
+            (
+                "index/components.xml",
+                r#"<index><entry name="st" value="extensions\station\c"/><entry name="dock" value="extensions\station\c"/></index>"#,
+            ),
+            (
+                "c.xml",
+                r#"<components><component name="st"><connections><connection name="con_dock"/></connections></component>
+<component name="dock"><connections><connection name="space"/></connections></component></components>"#,
+            ),
+            (
+                "m.xml",
+                "<macros><macro name=\"st_macro\"><component ref=\"st\"/><connections>\n<connection ref=\"con_dock\"><macro ref=\"dock_macro\" connection=\"space\"/></connection>\n<connection ref=\"con_gone\"><macro ref=\"dock_macro\" connection=\"spaec\"/></connection>\n</connections></macro>\n<macro name=\"dock_macro\"><component ref=\"dock\"/></macro></macros>",
+            ),
+        ],
+    );
+    let c = hangar::check_mod(&dir, None).unwrap();
+    assert!(errors(&c).is_empty(), "{:#?}", c.findings);
+    let bad: Vec<(Option<&str>, Option<u32>)> = c
+        .findings
+        .iter()
+        .map(|f| (f.missing.as_deref(), f.line))
+        .collect();
+    assert_eq!(bad, [(Some("con_gone"), Some(3)), (Some("spaec"), Some(3))]);
+}

@@ -69,7 +69,11 @@ pub(super) fn walk(w: &World) -> ModCheck {
             _ => {}
         }
     }
-    let walk = Walk { w, names: &names };
+    let walk = Walk {
+        w,
+        names: &names,
+        shapes: Shapes::read(&parsed),
+    };
     let mut used: Vec<Used> = Vec::new();
     for p in &parsed {
         if !p.subst && p.norm.starts_with("index/") {
@@ -191,6 +195,50 @@ struct Used {
 struct Walk<'a> {
     w: &'a World,
     names: &'a Names,
+    shapes: Shapes,
+}
+
+/// What the mod's own macros and components define, lower case: each macro's component, each
+/// component's connections (to check the connections a macro's placement names).
+#[derive(Default)]
+struct Shapes {
+    component_of: HashMap<String, String>,
+    connections: HashMap<String, HashSet<String>>,
+}
+
+impl Shapes {
+    fn read(parsed: &[Parsed<'_>]) -> Shapes {
+        let mut s = Shapes::default();
+        for p in parsed {
+            let root = p.doc.root_element();
+            for e in root.children().filter(|e| e.is_element()) {
+                let Some(name) = e.attribute("name").map(str::to_lowercase) else {
+                    continue;
+                };
+                if p.root() == "macros" && e.has_tag_name("macro") {
+                    let comp = e.children().find(|c| c.has_tag_name("component"));
+                    if let Some(r) = comp.and_then(|c| c.attribute("ref")) {
+                        s.component_of.insert(name, r.to_lowercase());
+                    }
+                } else if p.root() == "components" && e.has_tag_name("component") {
+                    let conns = e
+                        .children()
+                        .filter(|c| c.has_tag_name("connections"))
+                        .flat_map(|c| c.children().filter(|x| x.has_tag_name("connection")))
+                        .filter_map(|c| c.attribute("name").map(str::to_lowercase))
+                        .collect();
+                    s.connections.insert(name, conns);
+                }
+            }
+        }
+        s
+    }
+
+    /// The connections of the mod's macro `name`'s component, when the mod defines both.
+    fn of_macro(&self, name: &str) -> Option<(&str, &HashSet<String>)> {
+        let comp = self.component_of.get(&name.to_lowercase())?;
+        Some((comp.as_str(), self.connections.get(comp)?))
+    }
 }
 
 impl Walk<'_> {
@@ -250,12 +298,36 @@ impl Walk<'_> {
 
     /// `<connection><macro ref>` below `n`: each names a macro.
     fn connection_macros(&self, p: &Parsed<'_>, n: Node<'_, '_>, out: &mut Out) {
+        // The macro whose connections these are, when `n` is one of the mod's macros.
+        let parent = n
+            .has_tag_name("macro")
+            .then(|| n.attribute("name"))
+            .flatten()
+            .and_then(|m| self.shapes.of_macro(m));
         for c in n.descendants().filter(|c| {
             c.has_tag_name("macro") && c.parent().is_some_and(|x| x.has_tag_name("connection"))
         }) {
-            if let Some(r) = c.attribute("ref") {
-                let what = "connection: macro";
-                out.follow(&p.label, p.line(c), r, &self.name(true, r), what, true);
+            let Some(r) = c.attribute("ref") else {
+                continue;
+            };
+            let what = "connection: macro";
+            out.follow(&p.label, p.line(c), r, &self.name(true, r), what, true);
+            // `<connection ref>` names a connection of this macro's component, `<macro
+            // connection>` one of the placed macro's component.
+            let places = [
+                (parent, c.parent().and_then(|x| x.attribute("ref"))),
+                (self.shapes.of_macro(r), c.attribute("connection")),
+            ];
+            for (shape, conn) in places {
+                let (Some((comp, conns)), Some(conn)) = (shape, conn) else {
+                    continue;
+                };
+                if !conns.contains(&conn.to_lowercase()) {
+                    let msg =
+                        format!("connection {conn:?} is not one of component {comp}'s connections");
+                    // The game places nothing there; whether it says so is not known: a warning.
+                    out.push(Finding::warning("", msg).missing(conn), &p.label, p.line(c));
+                }
             }
         }
     }
