@@ -68,12 +68,34 @@ pub enum Command {
     /// Check files for what breaks the game or a converter: index and reference bounds, material
     /// ranges, buffer sizes, the collision-mesh rule, bone parents and lookups, skin weights, morph
     /// indices, animation tables and key order. Exits with 1 when any file has an error.
+    ///
+    /// A mod folder is checked whole: an X4 / X Rebirth extension (a folder with content.xml,
+    /// loose files and its own ext_*.cat / subst_*.cat) or a StarCraft II mod or map saved as a
+    /// folder (*.SC2Mod, *.SC2Map). Every file is validated and every reference followed:
+    /// content.xml, index entries to their files, macros to components, connections to macros,
+    /// parts to their meshes, .ani states to parts, meshes' materials to the material library,
+    /// its textures, wares to macros, {page,id} texts; SC2 data's models, their textures and
+    /// animations. A path with '..', a drive or a network share is an error and is never read.
+    ///
+    ///   hangar validate extensions/my_ship_mod
+    ///   hangar validate extensions/my_ship_mod --game "C:/Games/X4 Foundations" --json
+    ///   hangar validate MyMod.SC2Mod --report report.html
     Validate {
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Print the findings as JSON.
+        /// Print the findings as JSON (a mod folder alone: one list of findings, each with
+        /// severity, file, line, message and, for a reference whose target is missing, missing).
         #[arg(long)]
         json: bool,
+        /// The game a mod folder is checked on (its folder: catalogs read as the game stacks
+        /// them, with its extensions). Without it, references into the game are listed as not
+        /// checked, never reported as errors.
+        #[arg(long, value_name = "GAME")]
+        game: Option<PathBuf>,
+        /// Also write the mod as a page: its files as a tree, each with its findings, each
+        /// reference a link to what it names.
+        #[arg(long, value_name = "HTML")]
+        report: Option<PathBuf>,
     },
     /// Convert INPUT to OUTPUT; the output's extension picks the type: .glb .gltf .obj .xmf .m3 .xac
     /// .xsm .xpm .ani .json .bgf .bgp .bsg .xml .dot .png .dds.

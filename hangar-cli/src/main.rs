@@ -61,7 +61,12 @@ fn main() -> ExitCode {
             anark::print_hashes(&names);
             Ok(true)
         }
-        Command::Validate { files, json } => validate(&files, json, verbose),
+        Command::Validate {
+            files,
+            json,
+            game,
+            report,
+        } => validate(&files, json, verbose, game.as_deref(), report.as_deref()),
         Command::Cat { cmd } => cat::run(cmd),
         Command::Convert {
             input,
@@ -198,13 +203,39 @@ fn dump(file: &Path) -> Result<bool> {
     Ok(true)
 }
 
-fn validate(files: &[PathBuf], json: bool, verbose: bool) -> Result<bool> {
+fn validate(
+    files: &[PathBuf],
+    json: bool,
+    verbose: bool,
+    game: Option<&Path>,
+    report: Option<&Path>,
+) -> Result<bool> {
+    let mods: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| hangar::mod_kind(f).is_some())
+        .collect();
+    if mods.is_empty() && (game.is_some() || report.is_some()) {
+        anyhow::bail!("--game and --report apply to a mod folder (a folder with content.xml, *.SC2Mod, *.SC2Map)");
+    }
+    if report.is_some() && mods.len() != 1 {
+        anyhow::bail!("--report writes the page of one mod folder");
+    }
+    if let ([one], [_]) = (files, mods.as_slice()) {
+        return validate_mod(one, json, verbose, game, report);
+    }
     let results: Vec<(PathBuf, Vec<Finding>)> = files
         .par_iter()
         .map(|f| {
-            let findings = match hangar::open(f) {
-                Ok(o) => o.validate(),
-                Err(e) => vec![e.into()],
+            let findings = if hangar::mod_kind(f).is_some() {
+                match hangar::check_mod(f, game) {
+                    Ok(c) => c.findings,
+                    Err(e) => vec![e.into()],
+                }
+            } else {
+                match hangar::open(f) {
+                    Ok(o) => o.validate(),
+                    Err(e) => vec![e.into()],
+                }
             };
             (f.clone(), findings)
         })
@@ -237,6 +268,43 @@ fn validate(files: &[PathBuf], json: bool, verbose: bool) -> Result<bool> {
         out!("{} files, {} with errors", results.len(), bad);
     }
     Ok(bad == 0)
+}
+
+/// `hangar validate MOD`: the mod checked whole; `--json` prints its findings as one list.
+fn validate_mod(
+    dir: &Path,
+    json: bool,
+    verbose: bool,
+    game: Option<&Path>,
+    report: Option<&Path>,
+) -> Result<bool> {
+    let checked = hangar::check_mod(dir, game)?;
+    if let Some(page) = report {
+        let wrote = checked.write_report(page)?;
+        eprintln!("wrote {} ({wrote} bytes)", page.display());
+    }
+    if json {
+        out!("{}", serde_json::to_string_pretty(&checked.findings)?);
+        return Ok(!checked.failed());
+    }
+    let errors = checked
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    out!(
+        "{}: {} ({} mod, {} files, {} references followed, {errors} errors, {} warnings)",
+        dir.display(),
+        if errors > 0 { "FAILED" } else { "ok" },
+        checked.kind,
+        checked.files.len(),
+        checked.links.len(),
+        checked.findings.len() - errors
+    );
+    for x in checked.findings.iter().filter(|x| verbose || !x.note) {
+        out!("  {x}");
+    }
+    Ok(errors == 0)
 }
 
 fn convert(

@@ -690,3 +690,93 @@ fn info_and_validate_on_a_dds() {
     assert!(out.contains("DDS.data.surfaces[0].mips[3]"), "{out}");
     assert!(out.contains("1 of the 4 mip levels"), "{out}");
 }
+
+// `hangar validate MOD`: a mod folder's findings as one JSON list, exit 1 on an error, --game
+// and --report.
+
+/// A mod whose macro names a component no index lists, and a game that does not have it either.
+fn mod_and_game(test: &str) -> (PathBuf, PathBuf) {
+    let root = tmp(test);
+    let dir = root.join("extensions/mymod");
+    common::write_text(
+        &dir,
+        "content.xml",
+        r#"<content id="mymod" version="100"/>"#,
+    );
+    common::write_text(
+        &dir,
+        "index/macros.xml",
+        r#"<index><entry name="ship_macro" value="extensions\mymod\ship_macro"/></index>"#,
+    );
+    common::write_text(
+        &dir,
+        "ship_macro.xml",
+        "<macros>\n<macro name=\"ship_macro\">\n<component ref=\"ship_hull\"/>\n</macro>\n</macros>",
+    );
+    let game = root.join("game");
+    common::write_text(&game, "index/components.xml", "<index/>");
+    (dir, game)
+}
+
+#[test]
+fn a_mod_folder_gives_one_list_of_findings() {
+    let (dir, game) = mod_and_game("validate-mod");
+    let d = dir.to_str().unwrap();
+    // Without the game the component may be the game's: not checked, no error.
+    let (code, out, _) = hangar(&["validate", d, "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["severity"], "warning");
+    assert_eq!(v[0]["file"], "ship_macro.xml");
+    // With it, an error on the macro's line, naming the reference as written.
+    let (code, out, _) = hangar(&["validate", d, "--game", game.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["severity"], "error");
+    assert_eq!(v[0]["file"], "ship_macro.xml");
+    assert_eq!(v[0]["line"], 3);
+    assert_eq!(v[0]["missing"], "ship_hull");
+    // Text: the summary line, then the finding with its place.
+    let (code, out, _) = hangar(&["validate", d, "--game", game.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("FAILED (x4 mod, 3 files, 2 references followed, 1 errors, 0 warnings)"),
+        "{out}"
+    );
+    assert!(out
+        .contains("error: ship_macro.xml:3: macro ship_macro: component \"ship_hull\": not found"));
+}
+
+#[test]
+fn the_report_is_written_and_game_needs_a_mod() {
+    let (dir, game) = mod_and_game("validate-mod-report");
+    let page = dir.parent().unwrap().parent().unwrap().join("report.html");
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = hangar(&[
+        "validate",
+        d,
+        "--game",
+        game.to_str().unwrap(),
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("wrote"), "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("ship_macro.xml") && html.contains("line 3: macro ship_macro"));
+    // A link from the index entry to the file it names.
+    assert!(
+        html.contains("<a href=\"#f2\">ship_macro.xml</a>"),
+        "{html}"
+    );
+    // --game applies to a mod folder only.
+    let (code, _, err) = hangar(&[
+        "validate",
+        game.join("index/components.xml").to_str().unwrap(),
+        "--game",
+        "x",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("apply to a mod folder"));
+}

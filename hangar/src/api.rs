@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use crate::any::{Converted, Info, Wrote};
+pub use crate::check::{Link, ModCheck, ModKind};
 pub use crate::document::WriteOptions;
 
 /// PNG pictures of a model's textures by the path its materials name them with (see
@@ -98,6 +99,38 @@ pub fn files_read(view: &GameView, path: &str) -> Vec<String> {
         return crate::assemble::read::files_read(view, path);
     }
     crate::vfs::normalize(path).into_iter().collect()
+}
+
+/// What kind of mod the folder `dir` holds, when it is one hangar checks whole: an X4 / X
+/// Rebirth extension (a `content.xml` in it), a StarCraft II mod or map saved as a folder
+/// (`*.SC2Mod`, `*.SC2Map`).
+///
+/// ```
+/// assert_eq!(hangar::mod_kind(std::path::Path::new("../samples")), None);
+/// ```
+pub fn mod_kind(dir: &Path) -> Option<ModKind> {
+    crate::check::mod_kind(dir)
+}
+
+/// Checks the mod in the folder `dir` whole (`hangar validate DIR`): every file validated, every
+/// reference followed. With `game` (a game folder) the mod is stacked on it, and on the
+/// extensions it depends on found beside it; without, a reference into the game is reported as
+/// not checked, never as an error.
+pub fn check_mod(dir: &Path, game: Option<&Path>) -> Result<ModCheck> {
+    crate::check::check_folder(dir, game)
+}
+
+/// [`check_mod`] for a mod given as its files (its path inside the mod, its bytes), named
+/// `name` (the folder the game would find it in), on `game` when given.
+pub fn check_mod_files(
+    name: &str,
+    files: Vec<(String, crate::vfs::SharedSource)>,
+    game: Option<GameView>,
+) -> Result<ModCheck> {
+    let files = crate::check::ModFiles::from_sources(name, files)?;
+    Ok(crate::check::check(&crate::check::World::new(
+        files, game, None, None,
+    )))
 }
 
 /// Opens a file (or a component folder) and reads it: its format is told by its first bytes.

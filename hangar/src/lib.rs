@@ -26,6 +26,7 @@ mod api;
 pub(crate) mod assemble;
 pub mod batch;
 pub(crate) mod bytes;
+pub(crate) mod check;
 mod convert;
 pub(crate) mod detect;
 pub(crate) mod document;
@@ -43,8 +44,9 @@ pub(crate) mod validate;
 pub(crate) mod vfs;
 
 pub use api::{
-    component_of, files_read, open, write_scene, ConvertOptions, Converted, Info, Opened, Pictures,
-    Source, WriteOptions, Wrote,
+    check_mod, check_mod_files, component_of, files_read, mod_kind, open, write_scene,
+    ConvertOptions, Converted, Info, Link, ModCheck, ModKind, Opened, Pictures, Source,
+    WriteOptions, Wrote,
 };
 pub use convert::{convert, Outcome};
 pub use detect::Format;

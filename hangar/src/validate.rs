@@ -21,6 +21,16 @@ pub struct Finding {
     /// A note rather than a warning (see [`Warning`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub note: bool,
+    /// The file of a mod the finding is about, relative to the mod's root (`ext_01.cat::path`
+    /// inside a catalog); none when it is about the file validated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The line in `file` (from 1), where there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The reference exactly as written, when what it names is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
 }
 
 impl Finding {
@@ -31,6 +41,9 @@ impl Finding {
             path: path.into(),
             message: message.into(),
             note: false,
+            file: None,
+            line: None,
+            missing: None,
         }
     }
 
@@ -41,6 +54,9 @@ impl Finding {
             path: path.into(),
             message: message.into(),
             note: false,
+            file: None,
+            line: None,
+            missing: None,
         }
     }
 
@@ -53,6 +69,21 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// This finding about `file` of a mod, at `line`.
+    pub fn in_file(mut self, file: impl Into<String>, line: Option<u32>) -> Self {
+        self.file = Some(file.into());
+        self.line = line;
+        self
+    }
+
+    /// This finding about a reference, written `missing`, whose target is not there.
+    pub fn missing(mut self, written: impl Into<String>) -> Self {
+        self.missing = Some(written.into());
+        self
+    }
+}
+
 impl From<Warning> for Finding {
     fn from(w: Warning) -> Self {
         Finding {
@@ -61,6 +92,9 @@ impl From<Warning> for Finding {
             path: w.path,
             message: w.message,
             note: w.note,
+            file: None,
+            line: None,
+            missing: None,
         }
     }
 }
@@ -73,6 +107,9 @@ impl From<Error> for Finding {
             path: e.path,
             message: e.message,
             note: false,
+            file: None,
+            line: None,
+            missing: None,
         }
     }
 }
@@ -85,6 +122,12 @@ impl std::fmt::Display for Finding {
             (Severity::Warning, true) => "note",
         };
         write!(f, "{sev}: ")?;
+        if let Some(file) = &self.file {
+            match self.line {
+                Some(l) => write!(f, "{file}:{l}: ")?,
+                None => write!(f, "{file}: ")?,
+            }
+        }
         if let Some(o) = self.offset {
             write!(f, "at byte {o} (0x{o:x}), ")?;
         }

@@ -420,7 +420,7 @@ pub const SHOWN: &[&str] = &[
 
 /// The data catalogs directly in `dir` in the order the game stacks them: `NN.cat`, then
 /// `ext_*.cat`, then `subst_*.cat`, each by name; `_sig.cat` signatures left out.
-fn catalogs_in(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn catalogs_in(dir: &Path) -> Vec<PathBuf> {
     let mut cats: Vec<(u8, String, PathBuf)> = std::fs::read_dir(dir)
         .map(|d| {
             d.filter_map(|e| e.ok())

@@ -51,6 +51,13 @@ pub fn corpus_root() -> Option<PathBuf> {
 }
 
 /// Where a test writes glTF files; `.ci/run` validates everything under `target/tmp/gltf`.
+/// Writes `text` at `rel` below `root`, making its folders (a mod or a game built by a test).
+pub fn write_text(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
 pub fn gltf_out(test: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("gltf")
