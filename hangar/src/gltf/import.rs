@@ -132,15 +132,30 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             // An embedded image hangar wrote is named with the game's texture path.
             ::gltf::image::Source::View { .. } => t.source().name().map(str::to_string),
         };
+        let pbr = m.pbr_metallic_roughness();
         scene.materials.push(model::Material {
             name,
             textures: model::Textures {
-                base_color: m
-                    .pbr_metallic_roughness()
-                    .base_color_texture()
-                    .and_then(|t| uri(t.texture())),
+                base_color: pbr.base_color_texture().and_then(|t| uri(t.texture())),
                 normal: m.normal_texture().and_then(|t| uri(t.texture())),
                 emissive: m.emissive_texture().and_then(|t| uri(t.texture())),
+                occlusion: m.occlusion_texture().and_then(|t| uri(t.texture())),
+                ..Default::default()
+            },
+            look: model::Look {
+                base_color: pbr.base_color_factor(),
+                metallic: pbr.metallic_factor(),
+                roughness: pbr.roughness_factor(),
+                emissive: m.emissive_factor(),
+                alpha: match m.alpha_mode() {
+                    ::gltf::material::AlphaMode::Opaque => model::Alpha::Opaque,
+                    ::gltf::material::AlphaMode::Mask => {
+                        model::Alpha::Mask(m.alpha_cutoff().unwrap_or(0.5))
+                    }
+                    ::gltf::material::AlphaMode::Blend => model::Alpha::Blend,
+                },
+                double_sided: m.double_sided(),
+                team_colour: false,
             },
             extras: extras_map(m.extras()),
         });
