@@ -68,9 +68,10 @@ fn convert(
         "copy" => hangar::TextureMode::Copy,
         "link" => hangar::TextureMode::Link,
         "none" => hangar::TextureMode::None,
+        "write" => hangar::TextureMode::Write,
         other => {
             return Err(err(format!(
-                "textures={other:?}: use embed, copy, link or none"
+                "textures={other:?}: use embed, copy, link, none or write"
             )))
         }
     };

@@ -29,6 +29,9 @@ pub enum Mode {
     Link,
     /// No images: texture paths are kept in the materials' extras only.
     None,
+    /// A game model written from a glTF: the glTF's images that differ from the game's written
+    /// back as the game reads them ([`texture_files`]). A glTF output embeds, as [`Mode::Embed`].
+    Write,
 }
 
 const LIBRARY: &str = "libraries/material_library.xml";
@@ -505,7 +508,7 @@ pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<W
     let mut placement = Placement::default();
     let mut warnings = Vec::new();
     match mode {
-        Mode::Embed | Mode::None => {
+        Mode::Embed | Mode::None | Mode::Write => {
             placement.embedded = resolved.images;
             return (placement, warnings);
         }
@@ -603,37 +606,24 @@ fn inside_path(game_path: &str, material: &str) -> crate::error::Result<String> 
     Ok(parts[skip..].join("/"))
 }
 
-/// The folder a model written to `output` is the root of: `output` with the model's own game path
-/// (where it sits in its game or mod) taken off its end when it ends so, else `output`'s folder.
-fn export_root(model: &Path, output: &Path) -> PathBuf {
-    let folder = output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
+/// How many folders up from `output`'s folder the root of a model written to `output` is: the
+/// model's own game path (where it sits in its game or mod) when `output` ends so, else none.
+fn climb(model: &Path, output: &Path) -> usize {
     let Some((_, game_path)) = GameView::around(model) else {
-        return folder;
+        return 0;
     };
-    let ups = game_path.split('/').filter(|p| !p.is_empty()).count();
-    let mut root = output.to_path_buf();
+    let want: Vec<String> = game_path.rsplit('/').map(str::to_lowercase).collect();
     let tail: Vec<String> = output
         .components()
         .rev()
-        .take(ups)
+        .take(want.len())
         .map(|c| c.as_os_str().to_string_lossy().to_lowercase())
         .collect();
-    let want: Vec<String> = game_path.rsplit('/').map(str::to_lowercase).collect();
-    if tail.len() == ups && tail == want {
-        for _ in 0..ups {
-            root.pop();
-        }
-        return if root.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            root
-        };
+    if tail == want {
+        want.len() - 1
+    } else {
+        0
     }
-    folder
 }
 
 /// What the game keeps a texture as: its block compression, whether the file is gzip'd (X4's
@@ -678,21 +668,25 @@ fn kept(bytes: &[u8], name: &str) -> Kept {
     k
 }
 
-/// Writes each edited texture as the game reads it, below the folder a model written to `output`
-/// is the root of ([`export_root`]): at the path its material names, in the original's compression
-/// (found around `model` as a conversion finds it; BC3 when there is none) with a full mip chain,
-/// gzip'd where the original is (X4's `.gz`); a normal map in the original's layout (DXT5nm: x in
-/// alpha, y in green). An image whose pixels are the original's is not written. Refused, before
-/// anything is written: a path outside that folder, or over the original file itself.
-pub fn write_back(
+/// The files that write each edited texture back as the game reads it, each path relative to
+/// `output`'s folder and below the root of the model written there ([`climb`]): at the path its
+/// material names, in the original's compression (found around `model`, in `views` first, as a
+/// conversion finds it; BC3 when there is none) with a full mip chain, gzip'd where the original
+/// is (X4's `.gz`); a normal map in the original's layout (DXT5nm: x in alpha, y in green), a
+/// metallic-roughness image as its metal and smooth maps. An image whose pixels are the
+/// original's gives no file. Refused: a path outside that root, or over the original file itself.
+/// Each file comes with what it is (", BC3, 10 mip levels, gzip'd").
+pub fn texture_files(
     model: &Path,
+    views: &[GameView],
     output: &Path,
     edits: &[Edit],
-) -> crate::error::Result<Vec<WroteTexture>> {
+) -> crate::error::Result<Vec<(PathBuf, Vec<u8>, String)>> {
     use crate::material::{Layout, Slot};
-    let root = export_root(model, output);
+    let up = PathBuf::from_iter(std::iter::repeat_n("..", climb(model, output)));
+    let dir = output.parent().unwrap_or(Path::new(""));
     let nearby = Nearby::default();
-    let search = Search::new(model, &[], &nearby);
+    let search = Search::new(model, views, &nearby);
     let mut files: Vec<(PathBuf, Vec<u8>, String)> = Vec::new();
     for e in edits {
         // A metallic-roughness image goes back as its two grey maps.
@@ -749,15 +743,15 @@ pub fn write_back(
                 .rsplit_once('.')
                 .filter(|(_, x)| !x.contains('/'))
                 .map_or(rel.as_str(), |(s, _)| s);
-            let file = root.join(format!("{stem}.{}", k.ext));
+            let file = up.join(format!("{stem}.{}", k.ext));
             if let Some(orig) = found.as_ref().and_then(|(_, f, _)| f.as_ref()) {
-                if crate::io::same_file(orig, &file) {
+                if crate::io::same_file(orig, &dir.join(&file)) {
                     return Err(crate::error::Error::refused(
                         "materials",
                         format!(
-                            "material {:?}: {} is the original texture: export into another folder",
+                            "material {:?}: {} is the original texture: write into another folder",
                             e.material,
-                            file.display()
+                            dir.join(&file).display()
                         ),
                     ));
                 }
@@ -776,9 +770,20 @@ pub fn write_back(
             files.push((file, bytes, what));
         }
     }
+    Ok(files)
+}
+
+/// [`texture_files`] written beside `output` (a model exported from `model`), all or none.
+pub fn write_back(
+    model: &Path,
+    output: &Path,
+    edits: &[Edit],
+) -> crate::error::Result<Vec<WroteTexture>> {
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let files = texture_files(model, &[], output, edits)?;
     let whole: Vec<(PathBuf, Vec<u8>)> = files
         .iter()
-        .map(|(f, b, _)| (f.clone(), b.clone()))
+        .map(|(f, b, _)| (dir.join(f), b.clone()))
         .collect();
     for (f, _) in &whole {
         crate::io::create_parent(f)?;
@@ -786,7 +791,8 @@ pub fn write_back(
     crate::io::write_files(&whole)?;
     Ok(files
         .into_iter()
-        .map(|(file, _, what)| WroteTexture { file, what })
+        .zip(whole)
+        .map(|((_, _, what), (file, _))| WroteTexture { file, what })
         .collect())
 }
 

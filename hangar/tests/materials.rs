@@ -60,9 +60,7 @@ fn an_sc2_model_shades_as_the_game_reads_its_layers() {
         "ArtemKez__testMod/Base.SC2Data/Assets/Models/Capillary Tower.m3",
         "capillary.glb",
     );
-    assert!(doc
-        .extensions_used()
-        .any(|e| e == "KHR_materials_specular"));
+    assert!(doc.extensions_used().any(|e| e == "KHR_materials_specular"));
     let mats: Vec<_> = doc.materials().collect();
     assert!(!mats.is_empty());
     for m in &mats {
@@ -72,15 +70,27 @@ fn an_sc2_model_shades_as_the_game_reads_its_layers() {
     }
     let m = mats.iter().find(|m| m.normal_texture().is_some()).unwrap();
     assert!(m.occlusion_texture().is_some(), "ambientOcclusionLayer");
-    let spec = m.extensions().unwrap().get("KHR_materials_specular").unwrap();
+    let spec = m
+        .extensions()
+        .unwrap()
+        .get("KHR_materials_specular")
+        .unwrap();
     assert!(spec["specularColorTexture"]["index"].is_u64(), "{spec}");
 
     // The normal map: DXT5nm in the file (x in alpha, y in green), unit RGB normals in the glTF.
     let n = pixels(m.normal_texture().unwrap().texture(), &blob);
-    let src = texture(&root, "ArtemKez__testMod/Base.SC2Data/Assets/Textures/Capillary Tower nrm.dds");
+    let src = texture(
+        &root,
+        "ArtemKez__testMod/Base.SC2Data/Assets/Textures/Capillary Tower nrm.dds",
+    );
     assert_eq!((n.width, n.height), (src.width, src.height));
     let (mut xs, mut ys, mut ax, mut gy) = (vec![], vec![], vec![], vec![]);
-    for (k, (p, s)) in n.rgba.chunks_exact(4).zip(src.rgba.chunks_exact(4)).enumerate() {
+    for (k, (p, s)) in n
+        .rgba
+        .chunks_exact(4)
+        .zip(src.rgba.chunks_exact(4))
+        .enumerate()
+    {
         let v = [0, 1, 2].map(|c| p[c] as f64 / 127.5 - 1.0);
         let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
         assert!((len - 1.0).abs() < 0.02, "pixel {k}: |n| {len:.3} ({p:?})");
@@ -91,7 +101,10 @@ fn an_sc2_model_shades_as_the_game_reads_its_layers() {
         gy.push(s[1] as f64);
     }
     let (rx, ry) = (pearson(&xs, &ax), pearson(&ys, &gy));
-    assert!(rx > 0.99 && ry > 0.99, "x follows alpha r {rx:.3}, y follows green r {ry:.3}");
+    assert!(
+        rx > 0.99 && ry > 0.99,
+        "x follows alpha r {rx:.3}, y follows green r {ry:.3}"
+    );
 }
 
 #[test]
@@ -112,9 +125,8 @@ fn x4_metal_and_smooth_maps_are_the_metallic_roughness_texture() {
     let metal = texture(&root, &format!("{dir}/coercer_metallic.gz"));
     let smooth = texture(&root, &format!("{dir}/coercer_smoothness.gz"));
     assert_eq!((mr.width, mr.height), (1024, 1024));
-    let luma = |p: &[u8]| {
-        ((299 * p[0] as u32 + 587 * p[1] as u32 + 114 * p[2] as u32 + 500) / 1000) as u8
-    };
+    let luma =
+        |p: &[u8]| ((299 * p[0] as u32 + 587 * p[1] as u32 + 114 * p[2] as u32 + 500) / 1000) as u8;
     for ((p, m), s) in mr
         .rgba
         .chunks_exact(4)
@@ -132,7 +144,12 @@ fn x4_metal_and_smooth_maps_are_the_metallic_roughness_texture() {
     let n = pixels(m.normal_texture().unwrap().texture(), &blob);
     let src = texture(&root, &format!("{dir}/coercer_normal.gz"));
     let (mut xs, mut rs) = (vec![], vec![]);
-    for (p, s) in n.rgba.chunks_exact(4).zip(src.rgba.chunks_exact(4)).step_by(97) {
+    for (p, s) in n
+        .rgba
+        .chunks_exact(4)
+        .zip(src.rgba.chunks_exact(4))
+        .step_by(97)
+    {
         let v = [0, 1, 2].map(|c| p[c] as f64 / 127.5 - 1.0);
         assert!(((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt() - 1.0).abs() < 0.02);
         assert!(v[2] > 0.0);
@@ -194,7 +211,10 @@ fn a_painted_bc1_texture_goes_back_as_bc1_with_its_one_bit_alpha() {
     assert_eq!(wrote[0].what, ", BC1, 9 mip levels");
     let bytes = std::fs::read(&written).unwrap();
     let h = dds::read_header(&bytes).unwrap();
-    assert_eq!((h.format, h.width, h.height, h.mips), (dds::Format::Bc1, 256, 256, 9));
+    assert_eq!(
+        (h.format, h.width, h.height, h.mips),
+        (dds::Format::Bc1, 256, 256, 9)
+    );
     let back = dds::decode(&bytes).unwrap().0;
     let orig = texture(&root, file);
     let clear = |i: &dds::Image| i.rgba.chunks_exact(4).filter(|p| p[3] == 0).count();
@@ -213,7 +233,9 @@ fn a_painted_bc1_texture_goes_back_as_bc1_with_its_one_bit_alpha() {
         ..edit(&root, key, file)
     };
     let again = out.join("again");
-    assert!(hangar::write_textures(&model, &again.join("x.m3"), &[same]).unwrap().is_empty());
+    assert!(hangar::write_textures(&model, &again.join("x.m3"), &[same])
+        .unwrap()
+        .is_empty());
     assert!(!again.exists());
 }
 
@@ -223,9 +245,86 @@ fn a_texture_path_out_of_the_export_folder_is_refused_naming_the_material() {
     let model = root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3");
     let file = "vicboyv__thethingrevival.SC2Map/assets/textures/FlameBPTexture.dds";
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-refused");
-    for key in ["../../evil.dds", r"C:\Windows\evil.dds", "/etc/evil.dds", r"\\server\share\x.dds"] {
-        let e = hangar::write_textures(&model, &out.join("m.m3"), &[edit(&root, key, file)]).unwrap_err();
+    for key in [
+        "../../evil.dds",
+        r"C:\Windows\evil.dds",
+        "/etc/evil.dds",
+        r"\\server\share\x.dds",
+    ] {
+        let e = hangar::write_textures(&model, &out.join("m.m3"), &[edit(&root, key, file)])
+            .unwrap_err();
         assert!(e.message.contains("\"flame\""), "{key}: {}", e.message);
         assert!(!out.exists(), "{key}: nothing written");
     }
+}
+
+/// `hangar convert model.gltf Model.m3 --textures write`: the glTF's painted image goes back as the
+/// game's BC1 .dds at the layer's path; the images left as they were are not written.
+#[test]
+fn a_gltf_with_a_painted_image_writes_it_back_beside_the_m3() {
+    let Some(root) = textures_root() else { return };
+    let model = root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-write");
+    let _ = std::fs::remove_dir_all(&dir);
+    let gltf = common::gltf_out("materials").join("flame.gltf");
+    let mut copy = hangar::ConvertOptions::default();
+    copy.textures.mode = hangar::TextureMode::Copy;
+    hangar::open(model.as_path())
+        .unwrap()
+        .write_to(&gltf, &copy)
+        .unwrap();
+    // Paint the copied base colour PNG (the glTF names it by its game path).
+    let png = gltf
+        .parent()
+        .unwrap()
+        .join("flame_textures/FlameBPTexture.png");
+    let mut img = dds::encode::read_png(&std::fs::read(&png).unwrap()).unwrap();
+    for y in 8..40 {
+        for x in 8..40 {
+            let o = (y * img.width as usize + x) * 4;
+            img.rgba[o..o + 4].copy_from_slice(&[255, 0, 255, 255]);
+        }
+    }
+    std::fs::write(
+        &png,
+        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
+    )
+    .unwrap();
+
+    // The originals (their compression, what is unchanged) come from the game named with --game.
+    let game = hangar::GameView::folder(model.parent().unwrap()).unwrap();
+    let mut write = hangar::ConvertOptions::for_input(&gltf, vec![game]).unwrap();
+    write.textures.mode = hangar::TextureMode::Write;
+    let out = dir.join("Flamethrowerbackpack.m3");
+    hangar::open(gltf.as_path())
+        .unwrap()
+        .write_to(&out, &write)
+        .unwrap();
+    let written: Vec<_> = walk(&dir);
+    assert_eq!(written.len(), 2, "the model and one texture: {written:?}");
+    let dds_file = dir.join("Assets/Textures/FlameBPTexture.dds");
+    let bytes = std::fs::read(&dds_file).unwrap_or_else(|e| panic!("{written:?}: {e}"));
+    let h = dds::read_header(&bytes).unwrap();
+    assert_eq!((h.format, h.mips), (dds::Format::Bc1, 9));
+    let back = dds::decode(&bytes).unwrap().0;
+    assert_eq!(&back.rgba[(20 * 256 + 20) * 4..][..4], &[255, 0, 255, 255]);
+    let orig = texture(
+        &root,
+        "vicboyv__thethingrevival.SC2Map/assets/textures/FlameBPTexture.dds",
+    );
+    assert!(psnr_outside_square(&back, &orig) >= 30.0);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
 }
