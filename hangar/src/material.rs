@@ -170,9 +170,9 @@ pub fn x4(properties: &[(&str, &str, &str)]) -> (Textures, Look, Map<String, Val
 pub enum Recipe {
     /// The file as it is (colour, occlusion, specular, emission).
     Plain(String),
-    /// A normal map decoded to tangent-space RGB ([`tangent_normals`]).
+    /// A normal map decoded to tangent-space RGB (`tangent_normals`).
     Normal(String),
-    /// Metal and smoothness packed as glTF's metallic-roughness ([`metal_roughness`]).
+    /// Metal and smoothness packed as glTF's metallic-roughness (`metal_roughness`).
     MetalRoughness {
         metal: Option<String>,
         smooth: Option<String>,

@@ -366,13 +366,10 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
 }
 
 /// The PNG image of one [`Recipe`]: a file as it is (a loose PNG's bytes and path kept), a normal
-/// map decoded to tangent space, or metal and smoothness packed; by its key.
+/// map decoded to tangent space (unit length, facing out; a PNG one as it is), or metal and
+/// smoothness packed; by its key.
 fn made(r: &Recipe, search: &Search<'_>, level: PngCompression) -> Found {
     let key = r.key();
-    let png_options = dds::PngOptions {
-        level,
-        surfaces: dds::Surfaces::First,
-    };
     let load = |p: &str| -> Result<(dds::Image, Vec<Warning>), Miss> {
         let (bytes, _, name) = search.read_located(p).map_err(Miss::NotFound)?;
         dds::load(&bytes, Path::new(&name)).map_err(|e| Miss::Broken(format!("{p}: {e}")))
@@ -381,21 +378,12 @@ fn made(r: &Recipe, search: &Search<'_>, level: PngCompression) -> Found {
         dds::encode_png(img, level).map_err(|e| Miss::Broken(format!("{key}: {e}")))
     };
     let made = match r {
-        Recipe::Plain(p) => match search.read_located(p) {
-            Err(looked) => Err(Miss::NotFound(looked)),
-            Ok((bytes, file, name)) => {
-                match dds::to_png_with(&bytes, Path::new(&name), png_options) {
-                    Ok(png) => {
-                        let loose = file.filter(|_| bytes.starts_with(&dds::PNG_MAGIC));
-                        return (key, Ok((png.bytes, loose)), png.warnings);
-                    }
-                    Err(e) => Err(Miss::Broken(format!("{p}: {e}"))),
-                }
-            }
-        },
+        Recipe::Plain(p) => return as_is(p, search, level),
+        // A PNG is the modder's own, passed on as it is; a DDS is decoded anyway.
+        Recipe::Normal(p) if is_png(search, p) => return as_is(p, search, level),
         Recipe::Normal(p) => load(p).and_then(|(img, w)| {
             let n = crate::material::tangent_normals(&img);
-            Ok(((png(&n)?, None), w))
+            png(&n).map(|p| ((p, None), w))
         }),
         Recipe::MetalRoughness { metal, smooth } => {
             let metal = metal.as_deref().map(load).transpose();
@@ -416,6 +404,35 @@ fn made(r: &Recipe, search: &Search<'_>, level: PngCompression) -> Found {
     match made {
         Ok((png, w)) => (key, Ok(png), w),
         Err(e) => (key, Err(e), Vec::new()),
+    }
+}
+
+/// Whether the texture `p` is a PNG file (gzip'd or not).
+fn is_png(search: &Search<'_>, p: &str) -> bool {
+    search
+        .read_located(p)
+        .is_ok_and(|(b, _, _)| matches!(dds::unpack(&b), Ok(dds::Content::Png(_))))
+}
+
+/// The texture `p` as a PNG of its pixels as stored (a loose PNG's own bytes, and its file).
+fn as_is(p: &str, search: &Search<'_>, level: PngCompression) -> Found {
+    let png_options = dds::PngOptions {
+        level,
+        surfaces: dds::Surfaces::First,
+    };
+    match search.read_located(p) {
+        Err(looked) => (p.to_string(), Err(Miss::NotFound(looked)), Vec::new()),
+        Ok((bytes, file, name)) => match dds::to_png_with(&bytes, Path::new(&name), png_options) {
+            Ok(png) => {
+                let loose = file.filter(|_| bytes.starts_with(&dds::PNG_MAGIC));
+                (p.to_string(), Ok((png.bytes, loose)), png.warnings)
+            }
+            Err(e) => (
+                p.to_string(),
+                Err(Miss::Broken(format!("{p}: {e}"))),
+                Vec::new(),
+            ),
+        },
     }
 }
 
@@ -557,7 +574,7 @@ pub struct Edit {
     /// What its channels mean (a normal map is tangent-space RGB here, written in the game's
     /// layout; a metallic-roughness image is split back into its metal and smooth maps).
     pub slot: crate::material::Slot,
-    /// The image's key: the game path of the texture ([`Recipe::key`]).
+    /// The image's key: the game path of the texture (`Recipe::key`).
     pub key: String,
     /// RGBA pixels, rows top to bottom.
     pub image: dds::Image,
@@ -724,7 +741,8 @@ pub fn texture_files(
             if let Some((bytes, _, name)) = &found {
                 // Unchanged pixels are not written (what a round trip gives back).
                 if let Ok((orig, _)) = dds::load(bytes, Path::new(name)) {
-                    let orig = if e.slot == Slot::Normal {
+                    let dds = !matches!(dds::unpack(bytes), Ok(dds::Content::Png(_)));
+                    let orig = if e.slot == Slot::Normal && dds {
                         crate::material::tangent_normals(&orig)
                     } else {
                         orig
@@ -773,7 +791,8 @@ pub fn texture_files(
     Ok(files)
 }
 
-/// [`texture_files`] written beside `output` (a model exported from `model`), all or none.
+/// The texture files of `edits` (`texture_files`) written beside `output` (a model exported from
+/// `model`), all or none.
 pub fn write_back(
     model: &Path,
     output: &Path,

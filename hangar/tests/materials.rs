@@ -140,19 +140,14 @@ fn x4_metal_and_smooth_maps_are_the_metallic_roughness_texture() {
     // color_glow_map at color_glowStr 0.1.
     assert!(m.emissive_texture().is_some());
     assert_eq!(m.emissive_factor(), [0.1, 0.1, 0.1]);
-    // An RGB normal map stays RGB: normalised, facing out.
+    // An RGB normal map stays RGB, made unit length and facing out (X4's has pixels with z < 0).
     let n = pixels(m.normal_texture().unwrap().texture(), &blob);
     let src = texture(&root, &format!("{dir}/coercer_normal.gz"));
     let (mut xs, mut rs) = (vec![], vec![]);
-    for (p, s) in n
-        .rgba
-        .chunks_exact(4)
-        .zip(src.rgba.chunks_exact(4))
-        .step_by(97)
-    {
+    for (p, s) in n.rgba.chunks_exact(4).zip(src.rgba.chunks_exact(4)) {
         let v = [0, 1, 2].map(|c| p[c] as f64 / 127.5 - 1.0);
-        assert!(((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt() - 1.0).abs() < 0.02);
-        assert!(v[2] > 0.0);
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        assert!((len - 1.0).abs() < 0.02 && v[2] > 0.0, "{p:?} from {s:?}");
         xs.push(v[0]);
         rs.push(s[0] as f64);
     }
@@ -327,4 +322,50 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// `hangar validate` on a texture warns where the game would fail or look wrong.
+#[test]
+fn validate_warns_where_the_game_would_fail_on_a_texture() {
+    let Some(root) = textures_root() else { return };
+    let warned = |p: &Path| -> Vec<String> {
+        let v = hangar::open(p).unwrap().validate();
+        v.iter().map(|f| f.message.clone()).collect()
+    };
+    // A 510x512 logo, and SC2's own DXT5nm normal map (no warning about its layout).
+    let odd = warned(&root.join("UniTrader__UTFactionLogos/assets/markings/logos/faction_leddaindustrial/data/faction_leddaindustrial.dds"));
+    assert!(
+        odd.iter()
+            .any(|m| m.contains("510x512 is not a power of two")),
+        "{odd:?}"
+    );
+    let nrm = warned(
+        &root.join("ArtemKez__testMod/Base.SC2Data/Assets/Textures/Capillary Tower nrm.dds"),
+    );
+    assert!(nrm.iter().all(|m| !m.contains("normal map")), "{nrm:?}");
+
+    // Made here: a BC7 normal map in RGB layout without mips, in an SC2 mod.
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-validate/My.SC2Mod/Assets/Textures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let img = dds::Image {
+        width: 64,
+        height: 64,
+        rgba: [128, 128, 255, 255].repeat(64 * 64),
+    };
+    let opts = dds::encode::Options {
+        encoding: dds::encode::Encoding::Bc7,
+        mipmaps: dds::encode::Mipmaps::None,
+    };
+    let file = dir.join("hull_nrm.dds");
+    std::fs::write(&file, dds::encode::encode(&img, opts).unwrap()).unwrap();
+    let w = warned(&file);
+    for want in [
+        "no mip levels",
+        "BC7 in a StarCraft II folder",
+        "a normal map stored as Rgb, but StarCraft II reads Dxt5nm",
+    ] {
+        assert!(w.iter().any(|m| m.contains(want)), "{want}: {w:?}");
+    }
+    assert_eq!(w.len(), 3, "{w:?}");
 }
