@@ -49,8 +49,9 @@ def convert(input: str | PathLike[str], output: str | PathLike[str], *, motions:
             textures: str = "embed", original: str | PathLike[str] | None = None) -> list[str]:
     """``hangar convert INPUT OUTPUT``: the output's extension picks the type. ``motions``: animation
     files whose clips are added to a glTF output (.m3a, .xsm, .xpm); ``quantize``/``compress``: glTF
-    encoding; ``modl_version``: the MODL version of an M3 output; ``textures``: embed, copy, link or
-    none; ``original``: for a glTF input, the game file it was made from (``--original``: what another
+    encoding; ``modl_version``: the MODL version of an M3 output; ``textures``: embed, copy, link,
+    none, or write (a game model from a glTF: its changed images written back as the game reads them);
+    ``original``: for a glTF input, the game file it was made from (``--original``: what another
     tool's export lost is taken from it). Returns the warnings as text."""
     orig = fspath(original) if original is not None else None
     w = json.loads(_native.convert(fspath(input), fspath(output), [fspath(m) for m in motions],
@@ -270,8 +271,10 @@ def open(path: str | PathLike[str], *, motions: list = [], textures: bool = Fals
     uint32 per primitive, joints uint16 (N, 4), weights float32 (N, 4)), materials, skins, animations.
     ``motions``: animation files whose clips are added (an M3's .m3a, an XAC actor's .xsm / .xpm).
     ``textures``: find the materials' textures as a conversion does (beside the model, an X4 game's
-    material library) and decode them: each material names its textures by path (``base_color``,
-    ``normal``, ``emissive``) and ``Scene.pictures`` holds their PNG bytes by that path.
+    material library) and decode them as glTF reads them: each material's ``images`` pairs a slot
+    (base_color, normal, metallic_roughness, occlusion, emissive, specular) with a picture key, and
+    ``Scene.pictures`` holds each key's PNG bytes (normal maps in tangent-space RGB, X4's metal and
+    smoothness packed; a key is the texture's game path, two joined by ``|`` for a packed one).
     ``edges``: each mesh's ``edges`` and ``corner_edges`` too (an editor's edge table, as Blender keeps
     one), computed in the library side by side."""
     d, w = _native.open(fspath(path), [fspath(m) for m in motions], textures, edges)
