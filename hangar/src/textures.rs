@@ -30,7 +30,7 @@ pub enum Mode {
     /// No images: texture paths are kept in the materials' extras only.
     None,
     /// A game model written from a glTF: the glTF's images that differ from the game's written
-    /// back as the game reads them ([`texture_files`]). A glTF output embeds, as [`Mode::Embed`].
+    /// back as the game reads them (`texture_files`). A glTF output embeds, as [`Mode::Embed`].
     Write,
 }
 

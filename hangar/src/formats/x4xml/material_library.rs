@@ -193,7 +193,7 @@ impl Library {
     }
 
     /// Gives each material of `scene` named in the library its textures and look as
-    /// [`crate::material::x4`] maps them, its bitmaps in `extras.x4.textures` and every property
+    /// `crate::material::x4` maps them, its bitmaps in `extras.x4.textures` and every property
     /// in `extras.x4.properties`. Returns how many materials the library resolved.
     pub fn apply_to_scene(&self, scene: &mut Scene) -> usize {
         let mut n = 0;
