@@ -18,6 +18,8 @@ from bpy.props import CollectionProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 from mathutils import Matrix, Quaternion, Vector
 
+from . import materials as materials_
+
 NODE = "hangar_node"  # the node's index in the imported scene
 EXTRAS = "hangar_extras"  # the node's extras (JSON)
 SOURCE = "hangar_source"  # on the collection: the imported file
@@ -151,49 +153,6 @@ def build_mesh(m, materials, name):
         set_normals(me, pts_to_blender(m.normals))
     me[DIGEST] = mesh_digest(co, tri, mat, uvs)
     return me
-
-
-def picture(path, pictures, images):
-    """The Blender image of a texture hangar decoded (PNG bytes), packed into the .blend; one an image."""
-    if path not in images:
-        import tempfile
-        with tempfile.TemporaryDirectory() as d:
-            f = os.path.join(d, os.path.basename(path.replace("\\", "/")).rsplit(".", 1)[0] + ".png")
-            with open(f, "wb") as out:
-                out.write(pictures[path])
-            img = bpy.data.images.load(f)
-            img.pack()
-            img.filepath_raw = ""
-        img.name = os.path.basename(path.replace("\\", "/"))
-        images[path] = img
-    return images[path]
-
-
-def textured(bm, mt, pictures, images):
-    """A material's textures (base colour, normal map, emission) wired into a Principled BSDF."""
-    slots = [(k, getattr(mt, k)) for k in ("base_color", "normal", "emissive")]
-    slots = [(k, p) for k, p in slots if p and p in pictures]
-    if not slots:
-        return
-    bm.use_nodes = True
-    nodes, links = bm.node_tree.nodes, bm.node_tree.links
-    bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None) or nodes.new("ShaderNodeBsdfPrincipled")
-    for k, (slot, path) in enumerate(slots):
-        tex = nodes.new("ShaderNodeTexImage")
-        tex.image = picture(path, pictures, images)
-        tex.location = (-600, 300 - 300 * k)
-        if slot == "base_color":
-            links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
-        elif slot == "normal":
-            tex.image.colorspace_settings.name = "Non-Color"
-            nm = nodes.new("ShaderNodeNormalMap")
-            nm.location = (-300, 300 - 300 * k)
-            links.new(tex.outputs["Color"], nm.inputs["Color"])
-            links.new(nm.outputs["Normal"], bsdf.inputs["Normal"])
-        else:
-            emission = bsdf.inputs.get("Emission Color") or bsdf.inputs.get("Emission")
-            if emission is not None:
-                links.new(tex.outputs["Color"], emission)
 
 
 def set_normals(me, n):
@@ -370,7 +329,7 @@ def import_file(context, path, motions=()):
         bm = bpy.data.materials.new(mt.name or "material")
         if mt.extras:
             bm[EXTRAS] = json.dumps(mt.extras)
-        textured(bm, mt, scene.pictures, images)
+        materials_.build(hangar, bm, mt, scene.pictures, images)
         materials.append(bm)
     meshes = {}
     wrecks = set()
@@ -895,7 +854,16 @@ def patched_original(hangar, coll):
 
 
 def export_file(context, path):
+    """The active imported model written as `path`, and the images painted in Blender written back
+    beside it as the game reads them. Returns the warnings and what was written."""
     hangar = _hangar()
+    warnings = export_model(hangar, context, path)
+    coll = source_collection(context)
+    used = {m for o in all_objects(coll) if o.type == "MESH" for m in o.data.materials if m is not None}
+    return list(warnings) + materials_.write_textures(hangar, coll[SOURCE], path, sorted(used, key=lambda m: m.name))
+
+
+def export_model(hangar, context, path):
     coll = source_collection(context)
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if coll is None:
@@ -1034,6 +1002,7 @@ class VIEW3D_PT_hangar(bpy.types.Panel):
         coll = source_collection(context)
         if coll is not None:
             col.label(text=f"{coll.get(KIND, '')}: {os.path.basename(coll[SOURCE])}")
+            col.prop(context.scene, materials_.TEAM)
         if ob is None:
             return
         if FULL_NAME in ob:
@@ -1064,6 +1033,7 @@ CLASSES = (IMPORT_SCENE_OT_hangar, IMPORT_SCENE_OT_hangar_game, EXPORT_SCENE_OT_
 
 
 def register():
+    materials_.register()
     for c in CLASSES:
         bpy.utils.register_class(c)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
@@ -1075,3 +1045,4 @@ def unregister():
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)
+    materials_.unregister()

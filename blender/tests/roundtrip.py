@@ -165,17 +165,80 @@ def arrived_whole(result, tag):
 
 
 def textures():
-    """Textures decoded by hangar arrive as packed images wired into the material (an M3 of a mod, its
-    DDS files beside it in the mod's Assets/Textures)."""
+    """Textures decoded by hangar arrive as packed images wired into the material as the game reads
+    them (an M3 of a mod, its DDS files beside it in the mod's Assets/Textures): the diffuse into Base
+    Color (its alpha the team-colour mask), the DXT5nm normal map, as tangent-space RGB, through a
+    Normal Map node, the specular colour into Specular Tint; normal and occlusion as non-colour data."""
     fresh()
     src = first("textures/ArtemKez__testMod/Base.SC2Data/Assets/Models/*.m3")
     bpy.ops.import_scene.hangar(filepath=src)
-    found = sorted((n.image.name, tuple(n.image.size), n.image.packed_file is not None)
+    found = sorted((n.image.name, tuple(n.image.size), n.image.packed_file is not None, n.image.colorspace_settings.name)
                    for m in bpy.data.materials if m.use_nodes for n in m.node_tree.nodes
                    if n.type == "TEX_IMAGE" and n.image)
-    want = [("Capillary Tower dif.dds", (512, 512), True), ("Capillary Tower nrm.dds", (512, 512), True)]
-    if found != want:
-        return f"images {found}, expected {want}"
+    names = ["Capillary Tower dif.dds", "Capillary Tower nrm.dds", "Capillary Tower ocl.dds", "Capillary Tower spc.dds"]
+    if [f[:3] for f in found] != [(n, (512, 512), True) for n in names]:
+        return f"images {found}"
+    if found[1][3] != "Non-Color" or found[2][3] != "Non-Color" or found[0][3] == "Non-Color":
+        return f"colour spaces {[f[3] for f in found]}"
+    m = next(m for m in bpy.data.materials if m.use_nodes and any(n.type == "NORMAL_MAP" for n in m.node_tree.nodes))
+    bsdf = next(n for n in m.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    nm = bsdf.inputs["Normal"].links[0].from_node
+    tex = nm.inputs["Color"].links[0].from_node
+    if nm.type != "NORMAL_MAP" or nm.space != "TANGENT" or tex.image.name != names[1]:
+        return f"normal input from {nm.type} {getattr(tex, 'image', None)}"
+    import numpy as np
+    px = np.empty(512 * 512 * 4, np.float32)
+    tex.image.pixels.foreach_get(px)
+    n = px.reshape(-1, 4)[:, :3] * 2 - 1
+    length = np.linalg.norm(n, axis=1)
+    if abs(float(np.median(length)) - 1) > 0.02 or float(n[:, 2].min()) < 0:
+        return f"normals: median length {np.median(length):.3f}, least z {n[:, 2].min():.3f}"
+    if bsdf.inputs["Metallic"].default_value != 0:
+        return "an M3 material is metal"
+    tint = bsdf.inputs.get("Specular Tint")
+    if tint is not None and tint.type == "RGBA" and not tint.links:
+        return "the specular layer is not the Specular Tint"
+    return ""
+
+
+def retexture():
+    """A square painted on an M3's BC1 diffuse comes back on File > Export as the game's BC1 .dds at
+    the layer's path, beside the model: a full mip chain, the square where it was painted and the
+    one-bit alpha (the team-colour mask) kept; nothing else is written."""
+    import numpy as np
+    fresh()
+    src = first("textures/vicboyv__thethingrevival.SC2Map/*.m3")
+    bpy.ops.import_scene.hangar(filepath=src)
+    img = next(n.image for m in bpy.data.materials if m.use_nodes for n in m.node_tree.nodes
+               if n.type == "TEX_IMAGE" and n.image and n.image.get("hangar_slot") == "base_color")
+    w, h = img.size
+    px = np.empty(w * h * 4, np.float32)
+    img.pixels.foreach_get(px)
+    px = px.reshape(h, w, 4)
+    px[8:40, 8:40] = (1.0, 0.0, 1.0, 1.0)
+    clear = int((px[..., 3] < 0.5).sum())
+    img.pixels.foreach_set(px.ravel())
+    img.update()
+    dst = exported("retexture", src)
+    root = os.path.dirname(dst)
+    files = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+    dds = [f for f in files if f.lower().endswith("flamebptexture.dds")]
+    if len(files) != 2 or len(dds) != 1 or not dds[0].lower().startswith(os.path.join("assets", "textures")):
+        return f"wrote {files}"
+    data = open(os.path.join(root, dds[0]), "rb").read()
+    if data[84:88] != b"DXT1" or int.from_bytes(data[28:32], "little") != 9:
+        return f"{data[84:88]} with {int.from_bytes(data[28:32], 'little')} mips"
+    import hangar
+    png = os.path.join(out, "retexture.png")
+    hangar.convert(os.path.join(root, dds[0]), png)
+    back = bpy.data.images.load(png)
+    got = np.empty(w * h * 4, np.float32)
+    back.pixels.foreach_get(got)
+    got = got.reshape(h, w, 4)
+    if np.abs(got[20, 20] - (1, 0, 1, 1)).max() > 0.05:
+        return f"the square is {got[20, 20]}"
+    if int((got[..., 3] < 0.5).sum()) != clear:
+        return f"{int((got[..., 3] < 0.5).sum())} transparent pixels, {clear} painted"
     return ""
 
 
@@ -349,4 +412,5 @@ checks.case("data folder picked", data_folder)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)
 checks.case("textures", textures)
+checks.case("retexture", retexture)
 checks.finish()

@@ -194,7 +194,11 @@ pub struct TextureArgs {
     /// embed: the textures become PNG images inside the glTF; copy: PNG files in
     /// `<output name>_textures/` beside the output, which names them by relative path (a .glb
     /// too); link: a texture that is a loose PNG file is named where it lies (relative path), the
-    /// others are copied; none: only their paths are kept (in the materials' extras).
+    /// others are copied; none: only their paths are kept (in the materials' extras); write (a
+    /// game model from a glTF): the glTF's images that differ from the game's are written back as
+    /// the game reads them, at the paths the materials name below the model's folder, in the
+    /// original's compression with a full mip chain (SC2 .dds, X4 gzip'd .gz).
+    /// Example: `hangar convert model.glb Model.m3 --textures write`.
     #[arg(long, value_enum, default_value = "embed")]
     pub textures: TextureMode,
     /// PNG compression for converted textures: fast (default; they are intermediates) or best.
@@ -220,6 +224,7 @@ pub enum TextureMode {
     Copy,
     Link,
     None,
+    Write,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -260,6 +265,7 @@ impl TextureArgs {
                 TextureMode::Copy => hangar::TextureMode::Copy,
                 TextureMode::Link => hangar::TextureMode::Link,
                 TextureMode::None => hangar::TextureMode::None,
+                TextureMode::Write => hangar::TextureMode::Write,
             },
             png: match self.png_compression {
                 PngLevel::Fast => dds::PngCompression::Fast,

@@ -68,9 +68,10 @@ fn convert(
         "copy" => hangar::TextureMode::Copy,
         "link" => hangar::TextureMode::Link,
         "none" => hangar::TextureMode::None,
+        "write" => hangar::TextureMode::Write,
         other => {
             return Err(err(format!(
-                "textures={other:?}: use embed, copy, link or none"
+                "textures={other:?}: use embed, copy, link, none or write"
             )))
         }
     };
@@ -156,6 +157,44 @@ fn digest(py: Python<'_>, arrays: Vec<numpy::PyReadonlyArray1<'_, u8>>) -> PyRes
     Ok(py.detach(|| calls::digest(&slices)))
 }
 
+/// Writes textures changed outside the game back as the game reads them, below the folder a model
+/// exported to `output` (from `source`) is the root of. `edits`: (material, slot, key, width,
+/// height, RGBA bytes with rows top to bottom). Returns (file, what) of each file written.
+#[pyfunction]
+fn write_textures(
+    py: Python<'_>,
+    source: PathBuf,
+    output: PathBuf,
+    edits: Vec<(
+        String,
+        String,
+        String,
+        u32,
+        u32,
+        numpy::PyReadonlyArray1<'_, u8>,
+    )>,
+) -> PyResult<Vec<(PathBuf, String)>> {
+    let mut list = Vec::with_capacity(edits.len());
+    for (material, slot, key, width, height, rgba) in &edits {
+        let slot = hangar::Slot::from_name(slot)
+            .ok_or_else(|| err(format!("material {material:?}: no texture slot {slot:?}")))?;
+        list.push(hangar::TextureEdit {
+            material: material.clone(),
+            slot,
+            key: key.clone(),
+            image: hangar::Image {
+                width: *width,
+                height: *height,
+                rgba: rgba.as_slice().map_err(err)?.to_vec(),
+            },
+        });
+    }
+    let wrote = py
+        .detach(|| hangar::write_textures(&source, &output, &list))
+        .map_err(err)?;
+    Ok(wrote.into_iter().map(|w| (w.file, w.what)).collect())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
@@ -167,6 +206,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(digest, m)?)?;
     m.add_function(wrap_pyfunction!(models, m)?)?;
     m.add_function(wrap_pyfunction!(component_of, m)?)?;
+    m.add_function(wrap_pyfunction!(write_textures, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
@@ -285,9 +325,21 @@ fn scene_to_py<'py>(
     for m in &s.materials {
         let x = PyDict::new(py);
         x.set_item("name", &m.name)?;
-        x.set_item("base_color", &m.textures.base_color)?;
-        x.set_item("normal", &m.textures.normal)?;
-        x.set_item("emissive", &m.textures.emissive)?;
+        let t = &m.textures;
+        x.set_item("base_color", &t.base_color)?;
+        x.set_item("normal", &t.normal)?;
+        x.set_item("emissive", &t.emissive)?;
+        x.set_item("occlusion", &t.occlusion)?;
+        x.set_item("specular", &t.specular)?;
+        x.set_item("metal", &t.metal)?;
+        x.set_item("smooth", &t.smooth)?;
+        x.set_item("look", json_text(&m.look)?)?;
+        // The images the material is drawn with: (slot, key of the picture).
+        let images: Vec<(&str, String)> = hangar::material_images(m)
+            .into_iter()
+            .map(|(slot, recipe)| (slot.name(), recipe.key()))
+            .collect();
+        x.set_item("images", images)?;
         x.set_item("extras", extras_text(&m.extras)?)?;
         materials.append(x)?;
     }
@@ -465,6 +517,14 @@ fn extras_from(d: &Bound<'_, PyDict>, what: &str) -> PyResult<Map<String, Value>
     }
 }
 
+fn look_from(d: &Bound<'_, PyDict>, what: &str) -> PyResult<hangar::model::Look> {
+    let text: Option<String> = get_or(d, "look", None)?;
+    match text.as_deref() {
+        None | Some("") => Ok(Default::default()),
+        Some(t) => serde_json::from_str(t).map_err(|e| err(format!("scene: {what}.look: {e}"))),
+    }
+}
+
 fn dicts<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Vec<Bound<'py, PyDict>>> {
     match opt_item(d, key)? {
         None => Ok(Vec::new()),
@@ -568,7 +628,12 @@ fn scene_from_py(d: &Bound<'_, PyDict>) -> PyResult<Scene> {
                 base_color: get_or(m, "base_color", None)?,
                 normal: get_or(m, "normal", None)?,
                 emissive: get_or(m, "emissive", None)?,
+                occlusion: get_or(m, "occlusion", None)?,
+                specular: get_or(m, "specular", None)?,
+                metal: get_or(m, "metal", None)?,
+                smooth: get_or(m, "smooth", None)?,
             },
+            look: look_from(m, &format!("materials[{i}]"))?,
             extras: extras_from(m, &format!("materials[{i}]"))?,
         });
     }

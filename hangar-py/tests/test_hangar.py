@@ -212,8 +212,13 @@ def test_convert_takes_back_what_a_glb_lost_from_the_original(tmp_path):
 def test_open_with_textures_decodes_the_materials_pictures():
     src = glob.glob(corpus("textures/ArtemKez__testMod/Base.SC2Data/Assets/Models/*.m3"))[0]
     scene = hangar.open(src, textures=True)
-    named = sorted(p for m in scene.materials for p in (m.base_color, m.normal) if p)
-    assert sorted(scene.pictures) == named and len(named) == 2
+    named = sorted(key for m in scene.materials for _, key in m.images)
+    # diffuse, normal, specular, ambient occlusion: each slot the mapping fills has its picture
+    slots = sorted(slot for m in scene.materials for slot, _ in m.images)
+    assert slots == ["base_color", "normal", "occlusion", "specular"]
+    assert sorted(scene.pictures) == named and len(named) == 4
+    m = next(m for m in scene.materials if m.normal)
+    assert m.look["metallic"] == 0 and m.look["team_colour"] is True
     for png in scene.pictures.values():
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         assert int.from_bytes(png[16:20], "big") == 512 and int.from_bytes(png[20:24], "big") == 512

@@ -502,9 +502,10 @@ fn scene_made<T>(
     if let Some(f) = FORMATS.iter().find(|f| f.writes_scene(output)) {
         let (bytes, w) = f.write_scene(&scene, output, &opts.write)?;
         warnings.extend(w);
+        let files = textures_back(input, output, opts, &mut warnings)?;
         return then(Made {
             body: bytes.into(),
-            files: Vec::new(),
+            files,
             warnings,
         });
     }
@@ -534,6 +535,27 @@ fn scene_made<T>(
             outputs()
         ))),
     }
+}
+
+/// With `--textures write` and a glTF `input`, the files that write its changed images back as the
+/// game reads them beside the game model `output` (originals looked for around `input` and in the
+/// user's views); none otherwise.
+fn textures_back(
+    input: &Path,
+    output: &Path,
+    opts: &ConvertOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    if opts.textures.mode != crate::textures::Mode::Write
+        || !matches!(ext_of(input).as_str(), "glb" | "gltf")
+    {
+        return Ok(Vec::new());
+    }
+    let bytes = std::fs::read(input).map_err(|e| Error::io(input, e))?;
+    let (edits, w) = crate::gltf::import::images(&bytes, input.parent())?;
+    warnings.extend(w);
+    let files = crate::textures::texture_files(input, &opts.textures.views, output, &edits)?;
+    Ok(files.into_iter().map(|(f, b, _)| (f, b)).collect())
 }
 
 /// Finds `scene`'s textures (`model` is where it was read from) and places them for a glTF written

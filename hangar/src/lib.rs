@@ -35,6 +35,7 @@ pub mod formats;
 pub(crate) mod gamepath;
 pub(crate) mod gltf;
 pub(crate) mod io;
+pub(crate) mod material;
 pub mod model;
 pub(crate) mod normalized;
 pub(crate) mod obj;
@@ -51,9 +52,14 @@ pub use api::{
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
+pub use formats::rgba::Image;
 pub use gltf::export::Options as GltfOptions;
+pub use material::{images as material_images, Recipe, Slot};
 pub use original::write_scene_to;
-pub use textures::{Mode as TextureMode, Options as TextureOptions};
+pub use textures::{
+    write_back as write_textures, Edit as TextureEdit, Mode as TextureMode,
+    Options as TextureOptions, WroteTexture,
+};
 pub use validate::{Finding, Severity};
 pub use vfs::Nearby;
 pub use vfs::{ByteSource, GameView, SharedSource};

@@ -7,6 +7,7 @@
 use crate::error::Warning;
 use crate::formats::dds::{self, PngCompression};
 use crate::formats::x4xml::material_library::Library;
+use crate::material::Recipe;
 use crate::model::Scene;
 use crate::vfs::{GameView, Nearby};
 use rayon::prelude::*;
@@ -28,6 +29,9 @@ pub enum Mode {
     Link,
     /// No images: texture paths are kept in the materials' extras only.
     None,
+    /// A game model written from a glTF: the glTF's images that differ from the game's written
+    /// back as the game reads them (`texture_files`). A glTF output embeds, as [`Mode::Embed`].
+    Write,
 }
 
 const LIBRARY: &str = "libraries/material_library.xml";
@@ -284,15 +288,10 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
             lib.apply_to_scene(scene);
         }
     }
-    let mut wanted: Vec<String> = scene
+    let mut wanted: Vec<Recipe> = scene
         .materials
         .iter()
-        .flat_map(|m| {
-            let t = &m.textures;
-            [&t.base_color, &t.normal, &t.emissive]
-        })
-        .flatten()
-        .cloned()
+        .flat_map(|m| crate::material::images(m).into_iter().map(|(_, r)| r))
         .collect();
     wanted.sort();
     wanted.dedup();
@@ -305,28 +304,9 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
         }
         return (Resolved::default(), warnings);
     }
-    let png_options = dds::PngOptions {
-        level: opts.png,
-        surfaces: dds::Surfaces::First,
-    };
     let results: Vec<Found> = wanted
         .par_iter()
-        .map(|p| match search.read_located(p) {
-            Err(looked) => (p.clone(), Err(Miss::NotFound(looked)), Vec::new()),
-            Ok((bytes, file, name)) => {
-                match dds::to_png_with(&bytes, Path::new(&name), png_options) {
-                    Ok(png) => {
-                        let loose = file.filter(|_| bytes.starts_with(&dds::PNG_MAGIC));
-                        (p.clone(), Ok((png.bytes, loose)), png.warnings)
-                    }
-                    Err(e) => (
-                        p.clone(),
-                        Err(Miss::Broken(format!("{p}: {e}"))),
-                        Vec::new(),
-                    ),
-                }
-            }
-        })
+        .map(|r| made(r, &search, opts.png))
         .collect();
     let mut images = Images::new();
     let mut loose_png = BTreeMap::new();
@@ -348,10 +328,9 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
         }
     }
     for m in &mut scene.materials {
-        let t = &mut m.textures;
-        for slot in [&mut t.base_color, &mut t.normal, &mut t.emissive] {
-            if slot.as_ref().is_some_and(|p| !images.contains_key(p)) {
-                *slot = None;
+        for (slot, r) in crate::material::images(m) {
+            if !images.contains_key(&r.key()) {
+                crate::material::clear(&mut m.textures, slot);
             }
         }
     }
@@ -384,6 +363,77 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
         ));
     }
     (Resolved { images, loose_png }, warnings)
+}
+
+/// The PNG image of one [`Recipe`]: a file as it is (a loose PNG's bytes and path kept), a normal
+/// map decoded to tangent space (unit length, facing out; a PNG one as it is), or metal and
+/// smoothness packed; by its key.
+fn made(r: &Recipe, search: &Search<'_>, level: PngCompression) -> Found {
+    let key = r.key();
+    let load = |p: &str| -> Result<(dds::Image, Vec<Warning>), Miss> {
+        let (bytes, _, name) = search.read_located(p).map_err(Miss::NotFound)?;
+        dds::load(&bytes, Path::new(&name)).map_err(|e| Miss::Broken(format!("{p}: {e}")))
+    };
+    let png = |img: &dds::Image| {
+        dds::encode_png(img, level).map_err(|e| Miss::Broken(format!("{key}: {e}")))
+    };
+    let made = match r {
+        Recipe::Plain(p) => return as_is(p, search, level),
+        // A PNG is the modder's own, passed on as it is; a DDS is decoded anyway.
+        Recipe::Normal(p) if is_png(search, p) => return as_is(p, search, level),
+        Recipe::Normal(p) => load(p).and_then(|(img, w)| {
+            let n = crate::material::tangent_normals(&img);
+            png(&n).map(|p| ((p, None), w))
+        }),
+        Recipe::MetalRoughness { metal, smooth } => {
+            let metal = metal.as_deref().map(load).transpose();
+            let smooth = smooth.as_deref().map(load).transpose();
+            match (metal, smooth) {
+                (Ok(m), Ok(s)) => {
+                    let mr = crate::material::metal_roughness(
+                        m.as_ref().map(|(i, _)| i),
+                        s.as_ref().map(|(i, _)| i),
+                    );
+                    let w = m.into_iter().chain(s).flat_map(|(_, w)| w).collect();
+                    png(&mr).map(|p| ((p, None), w))
+                }
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            }
+        }
+    };
+    match made {
+        Ok((png, w)) => (key, Ok(png), w),
+        Err(e) => (key, Err(e), Vec::new()),
+    }
+}
+
+/// Whether the texture `p` is a PNG file (gzip'd or not).
+fn is_png(search: &Search<'_>, p: &str) -> bool {
+    search
+        .read_located(p)
+        .is_ok_and(|(b, _, _)| matches!(dds::unpack(&b), Ok(dds::Content::Png(_))))
+}
+
+/// The texture `p` as a PNG of its pixels as stored (a loose PNG's own bytes, and its file).
+fn as_is(p: &str, search: &Search<'_>, level: PngCompression) -> Found {
+    let png_options = dds::PngOptions {
+        level,
+        surfaces: dds::Surfaces::First,
+    };
+    match search.read_located(p) {
+        Err(looked) => (p.to_string(), Err(Miss::NotFound(looked)), Vec::new()),
+        Ok((bytes, file, name)) => match dds::to_png_with(&bytes, Path::new(&name), png_options) {
+            Ok(png) => {
+                let loose = file.filter(|_| bytes.starts_with(&dds::PNG_MAGIC));
+                (p.to_string(), Ok((png.bytes, loose)), png.warnings)
+            }
+            Err(e) => (
+                p.to_string(),
+                Err(Miss::Broken(format!("{p}: {e}"))),
+                Vec::new(),
+            ),
+        },
+    }
 }
 
 /// The folder [`Mode::Copy`] writes an output's textures into: `<output stem>_textures`.
@@ -433,7 +483,7 @@ pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<W
     let mut placement = Placement::default();
     let mut warnings = Vec::new();
     match mode {
-        Mode::Embed | Mode::None => {
+        Mode::Embed | Mode::None | Mode::Write => {
             placement.embedded = resolved.images;
             return (placement, warnings);
         }
@@ -471,6 +521,264 @@ pub fn place(resolved: Resolved, mode: Mode, output: &Path) -> (Placement, Vec<W
         ));
     }
     (placement, warnings)
+}
+
+/// A texture changed outside the game (painted in Blender, replaced in a glTF), to be written back
+/// as the game reads it.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    /// The material it belongs to, for messages.
+    pub material: String,
+    /// What its channels mean (a normal map is tangent-space RGB here, written in the game's
+    /// layout; a metallic-roughness image is split back into its metal and smooth maps).
+    pub slot: crate::material::Slot,
+    /// The image's key: the game path of the texture (`Recipe::key`).
+    pub key: String,
+    /// RGBA pixels, rows top to bottom.
+    pub image: dds::Image,
+}
+
+/// A texture file written back: where, and as what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WroteTexture {
+    pub file: PathBuf,
+    /// ", BC3, 10 mip levels, gzip'd"
+    pub what: String,
+}
+
+/// `game_path` as a path below the folder a model is exported into: `/`-separated, an
+/// `extensions/NAME/` prefix dropped (a mod's files sit at its root). Refused (naming `material`)
+/// when it is absolute, has a drive letter or climbs out with `..`.
+fn inside_path(game_path: &str, material: &str) -> crate::error::Result<String> {
+    let refuse = |why: &str| {
+        crate::error::Error::refused(
+            "materials",
+            format!("material {material:?}: texture path {game_path:?} {why}: not written"),
+        )
+    };
+    let p = game_path.replace('\\', "/");
+    let parts: Vec<&str> = p
+        .split('/')
+        .filter(|x| !x.is_empty() && *x != ".")
+        .collect();
+    if p.starts_with('/') || Path::new(game_path).is_absolute() {
+        return Err(refuse("is absolute"));
+    }
+    if parts
+        .first()
+        .is_some_and(|f| f.len() == 2 && f.ends_with(':'))
+        || p.contains(':')
+    {
+        return Err(refuse("names a drive"));
+    }
+    if parts.contains(&"..") || parts.is_empty() {
+        return Err(refuse("leads outside the folder exported into"));
+    }
+    let skip = match parts.as_slice() {
+        [e, _, _, ..] if e.eq_ignore_ascii_case("extensions") => 2,
+        _ => 0,
+    };
+    Ok(parts[skip..].join("/"))
+}
+
+/// How many folders up from `output`'s folder the root of a model written to `output` is: the
+/// model's own game path (where it sits in its game or mod) when `output` ends so, else none.
+fn climb(model: &Path, output: &Path) -> usize {
+    let Some((_, game_path)) = GameView::around(model) else {
+        return 0;
+    };
+    let want: Vec<String> = game_path.rsplit('/').map(str::to_lowercase).collect();
+    let tail: Vec<String> = output
+        .components()
+        .rev()
+        .take(want.len())
+        .map(|c| c.as_os_str().to_string_lossy().to_lowercase())
+        .collect();
+    if tail == want {
+        want.len() - 1
+    } else {
+        0
+    }
+}
+
+/// What the game keeps a texture as: its block compression, whether the file is gzip'd (X4's
+/// `.gz`), the normal-map layout, and the file's extension.
+struct Kept {
+    encoding: dds::encode::Encoding,
+    gzip: bool,
+    layout: crate::material::Layout,
+    ext: String,
+}
+
+/// How the original texture `bytes` (found as `name`) is kept; a texture format the game's own
+/// files do not use (BC2, uncompressed) is written as BC3.
+fn kept(bytes: &[u8], name: &str) -> Kept {
+    use dds::encode::Encoding;
+    let gzip = bytes.starts_with(&[0x1f, 0x8b]);
+    let ext = name
+        .rsplit_once('.')
+        .filter(|(_, e)| !e.contains('/'))
+        .map_or(if gzip { "gz" } else { "dds" }, |(_, e)| e)
+        .to_ascii_lowercase();
+    let mut k = Kept {
+        encoding: Encoding::Bc3,
+        gzip,
+        layout: crate::material::Layout::Rgb,
+        ext,
+    };
+    if let Ok(dds::Content::Dds(d)) = dds::unpack(bytes) {
+        if let Ok(h) = dds::read_header(&d) {
+            k.encoding = match h.format {
+                dds::Format::Bc1 => Encoding::Bc1,
+                dds::Format::Bc4 => Encoding::Bc4,
+                dds::Format::Bc5 => Encoding::Bc5,
+                dds::Format::Bc7 => Encoding::Bc7,
+                _ => Encoding::Bc3,
+            };
+        }
+        if let Ok((img, _)) = dds::decode(&d) {
+            k.layout = crate::material::layout(&img);
+        }
+    }
+    k
+}
+
+/// The files that write each edited texture back as the game reads it, each path relative to
+/// `output`'s folder and below the root of the model written there ([`climb`]): at the path its
+/// material names, in the original's compression (found around `model`, in `views` first, as a
+/// conversion finds it; BC3 when there is none) with a full mip chain, gzip'd where the original
+/// is (X4's `.gz`); a normal map in the original's layout (DXT5nm: x in alpha, y in green), a
+/// metallic-roughness image as its metal and smooth maps. An image whose pixels are the
+/// original's gives no file. Refused: a path outside that root, or over the original file itself.
+/// Each file comes with what it is (", BC3, 10 mip levels, gzip'd").
+pub fn texture_files(
+    model: &Path,
+    views: &[GameView],
+    output: &Path,
+    edits: &[Edit],
+) -> crate::error::Result<Vec<(PathBuf, Vec<u8>, String)>> {
+    use crate::material::{Layout, Slot};
+    let up = PathBuf::from_iter(std::iter::repeat_n("..", climb(model, output)));
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let nearby = Nearby::default();
+    let search = Search::new(model, views, &nearby);
+    let mut files: Vec<(PathBuf, Vec<u8>, String)> = Vec::new();
+    for e in edits {
+        // A metallic-roughness image goes back as its two grey maps.
+        let parts: Vec<(String, dds::Image)> = match e.slot {
+            Slot::MetallicRoughness => {
+                let (metal, smooth) = e.key.split_once('|').unwrap_or((&e.key, ""));
+                let grey = |f: &dyn Fn(&[u8]) -> u8| dds::Image {
+                    width: e.image.width,
+                    height: e.image.height,
+                    rgba: e
+                        .image
+                        .rgba
+                        .chunks_exact(4)
+                        .flat_map(|p| {
+                            let v = f(p);
+                            [v, v, v, 255]
+                        })
+                        .collect(),
+                };
+                [(metal, grey(&|p| p[2])), (smooth, grey(&|p| 255 - p[1]))]
+                    .into_iter()
+                    .filter(|(k, _)| !k.is_empty())
+                    .map(|(k, i)| (k.to_string(), i))
+                    .collect()
+            }
+            _ => vec![(e.key.clone(), e.image.clone())],
+        };
+        for (path, mut image) in parts {
+            let rel = inside_path(&path, &e.material)?;
+            let found = search.read_located(&path).ok();
+            let k = found
+                .as_ref()
+                .map(|(b, _, name)| kept(b, name))
+                .unwrap_or_else(|| kept(&[], &rel));
+            if let Some((bytes, _, name)) = &found {
+                // Unchanged pixels are not written (what a round trip gives back).
+                if let Ok((orig, _)) = dds::load(bytes, Path::new(name)) {
+                    let dds = !matches!(dds::unpack(bytes), Ok(dds::Content::Png(_)));
+                    let orig = if e.slot == Slot::Normal && dds {
+                        crate::material::tangent_normals(&orig)
+                    } else {
+                        orig
+                    };
+                    if orig == image {
+                        continue;
+                    }
+                }
+            }
+            if e.slot == Slot::Normal && k.layout == Layout::Dxt5nm {
+                for px in image.rgba.chunks_exact_mut(4) {
+                    px.copy_from_slice(&[255, px[1], 0, px[0]]);
+                }
+            }
+            let stem = rel
+                .rsplit_once('.')
+                .filter(|(_, x)| !x.contains('/'))
+                .map_or(rel.as_str(), |(s, _)| s);
+            let file = up.join(format!("{stem}.{}", k.ext));
+            if let Some(orig) = found.as_ref().and_then(|(_, f, _)| f.as_ref()) {
+                if crate::io::same_file(orig, &dir.join(&file)) {
+                    return Err(crate::error::Error::refused(
+                        "materials",
+                        format!(
+                            "material {:?}: {} is the original texture: write into another folder",
+                            e.material,
+                            dir.join(&file).display()
+                        ),
+                    ));
+                }
+            }
+            let opts = dds::encode::Options {
+                encoding: k.encoding,
+                mipmaps: dds::encode::Mipmaps::Full,
+            };
+            let mut bytes = dds::encode::encode(&image, opts).map_err(|err| err.in_file(&file))?;
+            let mips = dds::encode::full_chain(image.width, image.height);
+            let mut what = format!(", {}, {mips} mip levels", k.encoding.name());
+            if k.gzip {
+                bytes = gzip(&bytes).map_err(|err| crate::error::Error::io(&file, err))?;
+                what.push_str(", gzip'd");
+            }
+            files.push((file, bytes, what));
+        }
+    }
+    Ok(files)
+}
+
+/// The texture files of `edits` (`texture_files`) written beside `output` (a model exported from
+/// `model`), all or none.
+pub fn write_back(
+    model: &Path,
+    output: &Path,
+    edits: &[Edit],
+) -> crate::error::Result<Vec<WroteTexture>> {
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let files = texture_files(model, &[], output, edits)?;
+    let whole: Vec<(PathBuf, Vec<u8>)> = files
+        .iter()
+        .map(|(f, b, _)| (dir.join(f), b.clone()))
+        .collect();
+    for (f, _) in &whole {
+        crate::io::create_parent(f)?;
+    }
+    crate::io::write_files(&whole)?;
+    Ok(files
+        .into_iter()
+        .zip(whole)
+        .map(|((_, _, what), (file, _))| WroteTexture { file, what })
+        .collect())
+}
+
+/// `bytes` gzip'd, as X4 packs its textures.
+fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(bytes)?;
+    z.finish()
 }
 
 #[cfg(test)]
@@ -523,7 +831,7 @@ mod tests {
                     base_color: Some(r"assets\textures\hull_diff.dds".into()),
                     ..Default::default()
                 },
-                extras: Default::default(),
+                ..Default::default()
             });
             s
         };

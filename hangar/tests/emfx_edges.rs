@@ -81,7 +81,7 @@ fn strip() -> Scene {
                 base_color: Some("strip_diffuse".into()),
                 ..Default::default()
             },
-            extras: Default::default(),
+            ..Default::default()
         }],
         skins: vec![Skin {
             name: "skeleton".into(),

@@ -24,7 +24,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write", "digest", "models", "component_of",
+    "Error", "info", "validate", "convert", "open", "write", "digest", "models", "component_of", "write_textures",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
 ]
@@ -49,8 +49,9 @@ def convert(input: str | PathLike[str], output: str | PathLike[str], *, motions:
             textures: str = "embed", original: str | PathLike[str] | None = None) -> list[str]:
     """``hangar convert INPUT OUTPUT``: the output's extension picks the type. ``motions``: animation
     files whose clips are added to a glTF output (.m3a, .xsm, .xpm); ``quantize``/``compress``: glTF
-    encoding; ``modl_version``: the MODL version of an M3 output; ``textures``: embed, copy, link or
-    none; ``original``: for a glTF input, the game file it was made from (``--original``: what another
+    encoding; ``modl_version``: the MODL version of an M3 output; ``textures``: embed, copy, link,
+    none, or write (a game model from a glTF: its changed images written back as the game reads them);
+    ``original``: for a glTF input, the game file it was made from (``--original``: what another
     tool's export lost is taken from it). Returns the warnings as text."""
     orig = fspath(original) if original is not None else None
     w = json.loads(_native.convert(fspath(input), fspath(output), [fspath(m) for m in motions],
@@ -130,10 +131,21 @@ class Mesh:
 
 @dataclass
 class Material:
+    """A material: its textures by what their channels mean (game paths), its ``look`` (factors and
+    alpha: base_color, metallic, roughness, emissive, alpha "OPAQUE" / {"MASK": cutoff} / "BLEND",
+    double_sided, team_colour) and ``images``, the (slot, picture key) pairs it is drawn with (slots:
+    base_color, normal, metallic_roughness, occlusion, emissive, specular; ``Scene.pictures`` holds
+    each key's PNG: normal maps already tangent-space RGB, metal and smoothness packed as glTF's)."""
     name: str = ""
     base_color: Optional[str] = None
     normal: Optional[str] = None
     emissive: Optional[str] = None
+    occlusion: Optional[str] = None
+    specular: Optional[str] = None
+    metal: Optional[str] = None
+    smooth: Optional[str] = None
+    look: dict = field(default_factory=dict)
+    images: list = field(default_factory=list)
     extras: dict = field(default_factory=dict)
 
 
@@ -219,6 +231,8 @@ class Scene:
                             extras=json.dumps(m.extras))
                        for m in self.meshes],
             "materials": [dict(name=m.name, base_color=m.base_color, normal=m.normal, emissive=m.emissive,
+                               occlusion=m.occlusion, specular=m.specular, metal=m.metal, smooth=m.smooth,
+                               look=json.dumps(m.look) if m.look else None,
                                extras=json.dumps(m.extras)) for m in self.materials],
             "skins": [dict(name=s.name, joints=[int(j) for j in s.joints], inverse_bind=f32(s.inverse_bind))
                       for s in self.skins],
@@ -238,7 +252,8 @@ def _scene(d: dict, warnings: list, source: str) -> Scene:
         meshes=[Mesh(**{**m, "extras": _extras(m["extras"]),
                         "primitives": [Primitive(**p) for p in m["primitives"]],
                         "morph_targets": [MorphTarget(**t) for t in m["morph_targets"]]}) for m in d["meshes"]],
-        materials=[Material(**{**m, "extras": _extras(m["extras"])}) for m in d["materials"]],
+        materials=[Material(**{**m, "extras": _extras(m["extras"]), "look": json.loads(m["look"]),
+                               "images": [tuple(i) for i in m["images"]]}) for m in d["materials"]],
         skins=[Skin(**s) for s in d["skins"]],
         animations=[Animation(name=a["name"], extras=_extras(a["extras"]),
                               channels=[Channel(**c) for c in a["channels"]]) for a in d["animations"]],
@@ -256,8 +271,10 @@ def open(path: str | PathLike[str], *, motions: list = [], textures: bool = Fals
     uint32 per primitive, joints uint16 (N, 4), weights float32 (N, 4)), materials, skins, animations.
     ``motions``: animation files whose clips are added (an M3's .m3a, an XAC actor's .xsm / .xpm).
     ``textures``: find the materials' textures as a conversion does (beside the model, an X4 game's
-    material library) and decode them: each material names its textures by path (``base_color``,
-    ``normal``, ``emissive``) and ``Scene.pictures`` holds their PNG bytes by that path.
+    material library) and decode them as glTF reads them: each material's ``images`` pairs a slot
+    (base_color, normal, metallic_roughness, occlusion, emissive, specular) with a picture key, and
+    ``Scene.pictures`` holds each key's PNG bytes (normal maps in tangent-space RGB, X4's metal and
+    smoothness packed; a key is the texture's game path, two joined by ``|`` for a packed one).
     ``edges``: each mesh's ``edges`` and ``corner_edges`` too (an editor's edge table, as Blender keeps
     one), computed in the library side by side."""
     d, w = _native.open(fspath(path), [fspath(m) for m in motions], textures, edges)
@@ -296,3 +313,21 @@ def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike
     orig = fspath(original) if original is not None else None
     w = json.loads(_native.write(scene._to_native(), fspath(output), orig))
     return [_warning_text(x) for x in w]
+
+
+def write_textures(source: str | PathLike[str], output: str | PathLike[str], edits: list) -> list[tuple[str, str]]:
+    """Writes textures changed outside the game back as the game reads them: each at the path its
+    material names, below the folder the model from ``source`` is exported into as ``output`` (SC2 a
+    .dds, X4 a gzip'd .gz where the original is one), in the original's compression with a full mip
+    chain; a normal map in the game's layout, a metallic-roughness image as its metal and smooth maps.
+    ``edits``: (material name, slot, picture key, pixels) with pixels a uint8 (height, width, 4) RGBA
+    array, rows top to bottom; slots and keys as ``Material.images`` gives them. Images whose pixels
+    are the original's are not written; a path outside the folder is refused, naming the material.
+    Returns (file, what) for each file written."""
+    native = []
+    for material, slot, key, px in edits:
+        px = np.ascontiguousarray(px, dtype=np.uint8)
+        if px.ndim != 3 or px.shape[2] != 4:
+            raise Error(f"material {material!r}: pixels must be (height, width, 4), not {px.shape}")
+        native.append((material, slot, key, px.shape[1], px.shape[0], px.reshape(-1)))
+    return [(fspath(f), w) for f, w in _native.write_textures(fspath(source), fspath(output), native)]

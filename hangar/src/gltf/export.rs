@@ -284,6 +284,45 @@ fn extras(map: &Map<String, Value>) -> json::Extras {
     serde_json::value::to_raw_value(map).ok()
 }
 
+/// The extension a specular colour texture travels in (Blender's importer and three.js read it).
+const SPECULAR: &str = "KHR_materials_specular";
+
+/// A material's name, factors, alpha and extras, as glTF has them; its textures are added by
+/// slot.
+fn material(m: &crate::model::Material) -> json::Material {
+    use crate::model::Alpha;
+    let look = &m.look;
+    let (alpha_mode, alpha_cutoff) = match look.alpha {
+        Alpha::Opaque => (json::material::AlphaMode::Opaque, None),
+        Alpha::Mask(c) => (
+            json::material::AlphaMode::Mask,
+            Some(json::material::AlphaCutoff(c.clamp(0.0, 1.0))),
+        ),
+        Alpha::Blend => (json::material::AlphaMode::Blend, None),
+    };
+    let unit = |v: f32| {
+        if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    };
+    json::Material {
+        name: Some(m.name.clone()),
+        alpha_mode: Valid(alpha_mode),
+        alpha_cutoff,
+        double_sided: look.double_sided,
+        pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+            base_color_factor: json::material::PbrBaseColorFactor(look.base_color.map(unit)),
+            metallic_factor: json::material::StrengthFactor(unit(look.metallic)),
+            roughness_factor: json::material::StrengthFactor(unit(look.roughness)),
+            ..Default::default()
+        },
+        extras: extras(&m.extras),
+        ..Default::default()
+    }
+}
+
 /// [`to_gltf`] with the materials' images (by the paths the materials name) embedded in the buffer
 /// or named by URI, as `placed` says, encoded as `opts` says.
 pub fn to_gltf_with<'s>(
@@ -311,36 +350,66 @@ pub fn to_gltf_with<'s>(
     b.pieces.reserve(expected);
 
     let mut images = Vec::new();
+    let mut specular_used = false;
     for m in &scene.materials {
-        let mut mat = json::Material {
-            name: Some(m.name.clone()),
-            ..Default::default()
-        };
-        let t = &m.textures;
-        let mut info = |uri: &str| json::texture::Info {
-            index: b.texture(uri, &mut images, placed),
-            tex_coord: 0,
-            extensions: None,
-            extras: Default::default(),
-        };
-        mat.pbr_metallic_roughness.base_color_texture = t.base_color.as_deref().map(&mut info);
-        mat.emissive_texture = t.emissive.as_deref().map(&mut info);
-        if mat.emissive_texture.is_some() {
-            mat.emissive_factor = json::material::EmissiveFactor([1.0, 1.0, 1.0]);
-        }
-        if let Some(uri) = &t.normal {
-            let index = b.texture(uri, &mut images, placed);
-            mat.normal_texture = Some(json::material::NormalTexture {
+        let mut mat = material(m);
+        for (slot, recipe) in crate::material::images(m) {
+            let key = recipe.key();
+            // A packed image exists only where the textures were resolved into one.
+            let made = placed
+                .is_some_and(|p| p.embedded.contains_key(&key) || p.linked.contains_key(&key));
+            if matches!(recipe, crate::material::Recipe::MetalRoughness { .. }) && !made {
+                continue;
+            }
+            let index = b.texture(&key, &mut images, placed);
+            let info = json::texture::Info {
                 index,
-                scale: 1.0,
                 tex_coord: 0,
                 extensions: None,
                 extras: Default::default(),
-            });
+            };
+            use crate::material::Slot;
+            match slot {
+                Slot::BaseColor => mat.pbr_metallic_roughness.base_color_texture = Some(info),
+                Slot::MetallicRoughness => {
+                    mat.pbr_metallic_roughness.metallic_roughness_texture = Some(info)
+                }
+                Slot::Emissive => {
+                    mat.emissive_texture = Some(info);
+                    mat.emissive_factor = json::material::EmissiveFactor(m.look.emissive);
+                }
+                Slot::Normal => {
+                    mat.normal_texture = Some(json::material::NormalTexture {
+                        index,
+                        scale: 1.0,
+                        tex_coord: 0,
+                        extensions: None,
+                        extras: Default::default(),
+                    })
+                }
+                Slot::Occlusion => {
+                    mat.occlusion_texture = Some(json::material::OcclusionTexture {
+                        index,
+                        strength: json::material::StrengthFactor(1.0),
+                        tex_coord: 0,
+                        extensions: None,
+                        extras: Default::default(),
+                    })
+                }
+                Slot::Specular => {
+                    specular_used = true;
+                    let ext = mat.extensions.get_or_insert_with(Default::default);
+                    ext.others.insert(
+                        SPECULAR.into(),
+                        j!({ "specularColorTexture": { "index": index.value() } }),
+                    );
+                }
+            }
         }
-
-        mat.extras = extras(&m.extras);
         b.root.push(mat);
+    }
+    if specular_used {
+        b.root.extensions_used.push(SPECULAR.into());
     }
 
     let mut mesh_index: Vec<Option<Index<json::Mesh>>> = Vec::with_capacity(scene.meshes.len());

@@ -132,15 +132,30 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             // An embedded image hangar wrote is named with the game's texture path.
             ::gltf::image::Source::View { .. } => t.source().name().map(str::to_string),
         };
+        let pbr = m.pbr_metallic_roughness();
         scene.materials.push(model::Material {
             name,
             textures: model::Textures {
-                base_color: m
-                    .pbr_metallic_roughness()
-                    .base_color_texture()
-                    .and_then(|t| uri(t.texture())),
+                base_color: pbr.base_color_texture().and_then(|t| uri(t.texture())),
                 normal: m.normal_texture().and_then(|t| uri(t.texture())),
                 emissive: m.emissive_texture().and_then(|t| uri(t.texture())),
+                occlusion: m.occlusion_texture().and_then(|t| uri(t.texture())),
+                ..Default::default()
+            },
+            look: model::Look {
+                base_color: pbr.base_color_factor(),
+                metallic: pbr.metallic_factor(),
+                roughness: pbr.roughness_factor(),
+                emissive: m.emissive_factor(),
+                alpha: match m.alpha_mode() {
+                    ::gltf::material::AlphaMode::Opaque => model::Alpha::Opaque,
+                    ::gltf::material::AlphaMode::Mask => {
+                        model::Alpha::Mask(m.alpha_cutoff().unwrap_or(0.5))
+                    }
+                    ::gltf::material::AlphaMode::Blend => model::Alpha::Blend,
+                },
+                double_sided: m.double_sided(),
+                team_colour: false,
             },
             extras: extras_map(m.extras()),
         });
@@ -948,4 +963,86 @@ fn percent_decode(uri: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The images a glTF's materials are drawn with, as edits to write back to the game
+/// (`--textures write`): each image named with its game path (as hangar names them), decoded from
+/// PNG, inside the GLB, a data URI or a file beside the glTF. An image with no name, in another
+/// format, or that cannot be read is left out with a warning.
+pub fn images(
+    bytes: &[u8],
+    dir: Option<&Path>,
+) -> Result<(Vec<crate::textures::Edit>, Vec<Warning>)> {
+    use crate::material::Slot;
+    let doc = ::gltf::Gltf::from_slice_without_validation(bytes)
+        .map_err(|e| Error::invalid(0, "glTF", format!("not a glTF: {e}")))?;
+    let mut edits: Vec<crate::textures::Edit> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut skip = |what: String| warnings.push(Warning::new(None, "images", what));
+    for m in doc.materials() {
+        let pbr = m.pbr_metallic_roughness();
+        let slots = [
+            (
+                Slot::BaseColor,
+                pbr.base_color_texture().map(|t| t.texture()),
+            ),
+            (
+                Slot::MetallicRoughness,
+                pbr.metallic_roughness_texture().map(|t| t.texture()),
+            ),
+            (Slot::Normal, m.normal_texture().map(|t| t.texture())),
+            (Slot::Occlusion, m.occlusion_texture().map(|t| t.texture())),
+            (Slot::Emissive, m.emissive_texture().map(|t| t.texture())),
+        ];
+        for (slot, t) in slots {
+            let Some(img) = t.map(|t| t.source()) else {
+                continue;
+            };
+            let material = m.name().unwrap_or("").to_string();
+            let Some(key) = img.name().filter(|n| !n.is_empty()) else {
+                skip(format!(
+                    "images[{}] has no name (the game path hangar gives it): not written back",
+                    img.index()
+                ));
+                continue;
+            };
+            if edits.iter().any(|e| e.key == key && e.slot == slot) {
+                continue;
+            }
+            let data = match img.source() {
+                ::gltf::image::Source::View { view, .. } => match view.buffer().source() {
+                    ::gltf::buffer::Source::Bin => doc
+                        .blob
+                        .as_deref()
+                        .and_then(|b| b.get(view.offset()..view.offset() + view.length()))
+                        .map(<[u8]>::to_vec),
+                    ::gltf::buffer::Source::Uri(_) => None,
+                },
+                ::gltf::image::Source::Uri { uri, .. } => match uri.strip_prefix("data:") {
+                    Some(rest) => rest.split_once(";base64,").and_then(|(_, p)| {
+                        use base64::Engine;
+                        base64::engine::general_purpose::STANDARD.decode(p).ok()
+                    }),
+                    None => dir
+                        .and_then(|d| crate::io::resolve_inside(d, &percent_decode(uri)).ok())
+                        .and_then(|f| std::fs::read(f).ok()),
+                },
+            };
+            let image = data
+                .filter(|d| d.starts_with(&crate::formats::dds::PNG_MAGIC))
+                .and_then(|d| crate::formats::dds::encode::read_png(&d).ok());
+            match image {
+                Some(image) => edits.push(crate::textures::Edit {
+                    material,
+                    slot,
+                    key: key.to_string(),
+                    image,
+                }),
+                None => skip(format!(
+                    "image {key:?} is not a PNG hangar can read here: not written back"
+                )),
+            }
+        }
+    }
+    Ok((edits, warnings))
 }

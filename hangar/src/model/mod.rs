@@ -337,14 +337,74 @@ pub struct Material {
     pub name: String,
     /// Image paths as the game names them (exported as glTF image URIs).
     pub textures: Textures,
+    /// Factors and alpha, as glTF's metallic-roughness model has them.
+    pub look: Look,
     pub extras: Map<String, Value>,
 }
 
+/// A material's textures by what their channels mean, each the game's path of the file. How each
+/// becomes a glTF image (a normal map decoded to tangent-space RGB, metal and smoothness packed
+/// into one metallic-roughness image) is `crate::material`'s.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Textures {
+    /// Colour in RGB; alpha as the material's [`Alpha`] says (SC2: the team-colour mask).
     pub base_color: Option<String>,
+    /// A tangent-space normal map in whatever layout the game stores (RGB, DXT5nm, two-channel).
     pub normal: Option<String>,
     pub emissive: Option<String>,
+    /// Ambient occlusion in red (grey maps).
+    pub occlusion: Option<String>,
+    /// Specular colour in RGB (StarCraft II's specular layer).
+    pub specular: Option<String>,
+    /// Metalness as grey (X4's `metal_map`).
+    pub metal: Option<String>,
+    /// Smoothness as grey, 1 - roughness (X4's `smooth_map`).
+    pub smooth: Option<String>,
+}
+
+/// How a material's surface answers light, apart from its textures. Crosses to Python as JSON.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Look {
+    /// Multiplies the base colour texture (RGBA, linear).
+    pub base_color: [f32; 4],
+    pub metallic: f32,
+    pub roughness: f32,
+    /// Multiplies the emissive texture; without one, nothing is emitted.
+    pub emissive: [f32; 3],
+    pub alpha: Alpha,
+    pub double_sided: bool,
+    /// The base colour's alpha is StarCraft II's team-colour mask: where it is 0 the player's
+    /// colour replaces the texture's.
+    pub team_colour: bool,
+}
+
+/// glTF's defaults: white, metallic and rough, opaque.
+impl Default for Look {
+    fn default() -> Look {
+        Look {
+            base_color: [1.0; 4],
+            metallic: 1.0,
+            roughness: 1.0,
+            emissive: [1.0; 3],
+            alpha: Alpha::Opaque,
+            double_sided: false,
+            team_colour: false,
+        }
+    }
+}
+
+/// How a material's alpha is drawn (JSON: `"OPAQUE"`, `{"MASK": cutoff}`, `"BLEND"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Alpha {
+    /// Alpha is ignored (or means something else: SC2's team-colour mask).
+    #[default]
+    Opaque,
+    /// Drawn where alpha is at least the cutoff.
+    Mask(f32),
+    /// Blended over what is behind.
+    Blend,
 }
 
 impl Mesh {

@@ -103,6 +103,8 @@ impl Document for TextureDocument<'_> {
             if let Err(e) = super::load(self.bytes, &self.name) {
                 v.push(e.into());
             }
+        } else {
+            v.extend(game_findings(&self.facts, self.bytes, &self.name));
         }
         v
     }
@@ -124,6 +126,86 @@ impl Document for TextureDocument<'_> {
         crate::textures::convert_texture(self.bytes, &self.name, output, &options)
             .map(|r| r.map(|p| (p.bytes, p.warnings)))
     }
+}
+
+/// Whether `name` lies in a StarCraft II data folder (`.SC2Data`, `.SC2Mod`, `.SC2Map`).
+fn in_sc2(name: &Path) -> bool {
+    name.components().any(|c| {
+        let c = c.as_os_str().to_string_lossy().to_ascii_lowercase();
+        [".sc2data", ".sc2mod", ".sc2map"]
+            .iter()
+            .any(|e| c.ends_with(e))
+    })
+}
+
+/// Whether `name` says it is a normal map (`_normal`, `_nrm`, ` nrm`, `_n`, `_nm` at the end).
+fn named_normal(name: &Path) -> bool {
+    let stem = name
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let stem = stem.strip_suffix(".dds").unwrap_or(&stem);
+    ["normal", "nrm", "norm", "_n", "_nm", " n"]
+        .iter()
+        .any(|s| stem.ends_with(s))
+}
+
+/// Where a game would fail or look wrong with this DDS: a side that is not a power of two, no mip
+/// chain, a format StarCraft II does not read (BC7), a normal map in another layout than its game
+/// reads (SC2: DXT5nm, x in alpha; X4: RGB). See docs/MATERIALS.md.
+fn game_findings(f: &Facts, bytes: &[u8], name: &Path) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if !f.width.is_power_of_two() || !f.height.is_power_of_two() {
+        out.push(Finding::warning(
+            "DDS.width",
+            format!(
+                "{}x{} is not a power of two on each side: engines of this age expect one (mips and blocks misalign)",
+                f.width, f.height
+            ),
+        ));
+    }
+    if f.mip_levels <= 1 && f.width.max(f.height) > 1 {
+        out.push(Finding::warning(
+            "DDS.mipMapCount",
+            "no mip levels: the game samples smaller levels at a distance (it shimmers or reads past the data); write a full chain",
+        ));
+    }
+    let sc2 = in_sc2(name);
+    if sc2 && f.pixel_format.contains("BC7") {
+        out.push(Finding::warning(
+            "DDS.pixelFormat",
+            "BC7 in a StarCraft II folder: the game reads DXT1/DXT5 (BC1/BC3) and uncompressed DDS, not BC7",
+        ));
+    }
+    if named_normal(name) {
+        let decoded = match super::unpack(bytes) {
+            Ok(Content::Dds(d)) => super::decode(&d).ok(),
+            _ => None,
+        };
+        if let Some((img, _)) = decoded {
+            let layout = crate::material::layout(&img);
+            let want = if sc2 {
+                crate::material::Layout::Dxt5nm
+            } else {
+                crate::material::Layout::Rgb
+            };
+            if layout != want && !f.pixel_format.contains("BC5") {
+                out.push(Finding::warning(
+                    "DDS.data",
+                    format!(
+                        "a normal map stored as {layout:?}, but {} reads {want:?} ({})",
+                        if sc2 { "StarCraft II" } else { "this game" },
+                        if sc2 {
+                            "x in alpha, y in green"
+                        } else {
+                            "x, y, z in red, green, blue"
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// The facts of a DDS (inflated), with a finding for each part of the data that is missing.

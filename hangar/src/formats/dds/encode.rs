@@ -295,7 +295,11 @@ pub fn encode(img: &Image, opts: Options) -> Result<Vec<u8>> {
         Mipmaps::Full => full_chain(w, h),
         Mipmaps::None => 1,
     };
-    let encoded = block_compress(img, opts.encoding, mips)?;
+    let mut encoded = block_compress(img, opts.encoding, mips)?;
+    if opts.encoding == Encoding::Bc1 {
+        // The block encoder writes BC1 opaque; SC2 keeps its team-colour mask in the one-bit alpha.
+        super::bc1::keep_alpha(img, mips, &mut encoded);
+    }
     let top = opts.encoding.format().surface_bytes(w, h).unwrap_or(0);
     let mut out = header(w, h, mips, opts.encoding, top);
     out.extend_from_slice(&encoded);

@@ -382,9 +382,16 @@ fn materials(f: &File, scene: &mut Scene) {
                 "layers": layers.iter().map(|l| json!({ "texture": l["texture"], "mapType": l["mapType"] })).collect::<Vec<_>>(),
             }),
         );
+        // EMFX standard materials are diffuse and specular colours: nothing metal.
+        let look = crate::model::Look {
+            metallic: 0.0,
+            double_sided: m["doubleSided"].as_u64().is_some_and(|d| d != 0),
+            ..Default::default()
+        };
         scene.materials.push(Material {
             name: text(&m["name"]),
             textures,
+            look,
             extras,
         });
     }

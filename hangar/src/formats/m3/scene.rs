@@ -390,6 +390,7 @@ fn materials(
     warnings: &mut Vec<Warning>,
 ) -> Result<()> {
     let maps = model.follow(modl, "materialMaps", "MATM", "MODL")?;
+    let mut composites = Vec::new();
     for (i, m) in maps.iter().enumerate() {
         let path = format!("MODL.materialMaps[{i}]");
         let ty = m.u32("materialType").unwrap_or(0);
@@ -397,6 +398,10 @@ fn materials(
         let mut extras = Map::new();
         let mut mat = Material {
             name: format!("material {i}"),
+            look: crate::model::Look {
+                metallic: 0.0,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let Some(&(list, tag)) = (ty as usize)
@@ -433,8 +438,8 @@ fn materials(
                         fields.insert(s.name.into(), super::table::float_value(v.to_bits()));
                     }
                 }
-                extras.insert("fields".into(), Value::Object(fields));
                 let mut layers = Map::new();
+                let mut images: Vec<(&str, String)> = Vec::new();
                 for s in &e.layout.slots {
                     if !matches!(s.ty, super::table::Ty::Ref(t) if t == super::Tag::from_name("LAYR"))
                     {
@@ -447,13 +452,6 @@ fn materials(
                         let lp = || format!("{}.{}", mpath(), s.name);
                         let image = model.name_of(l, "imagePath", lp);
                         if !image.is_empty() {
-                            let uri = Some(image.replace('\\', "/"));
-                            match s.name {
-                                "diffuseLayer" => mat.textures.base_color = uri,
-                                "normalLayer" => mat.textures.normal = uri,
-                                "emissiveLayer" => mat.textures.emissive = uri,
-                                _ => {}
-                            }
                             layers.insert(
                                 s.name.into(),
                                 json!({
@@ -462,9 +460,35 @@ fn materials(
                                     "uvSource": l.u32("uvSource").unwrap_or(0),
                                 }),
                             );
+                            images.push((s.name, image));
                         }
                     }
                 }
+                // A buffer material (Heroes) lists its texture paths instead of layers.
+                if tag == "MADD" {
+                    if let Ok(paths) = model.follow(&e, "texturePaths", "SCHR", mpath) {
+                        for p in paths.iter().take(16) {
+                            let name = model.name_of(p, "path", mpath);
+                            if !name.is_empty() {
+                                images.push(("texture", name));
+                            }
+                        }
+                    }
+                }
+                (mat.textures, mat.look) = crate::material::m3(tag, &fields, &images);
+                if tag == "CMP_" {
+                    let first = model
+                        .follow(&e, "sections", "CMS_", mpath)
+                        .ok()
+                        .and_then(|v| v.first().and_then(|c| c.u32("materialMap")));
+                    if let Some(section) = first {
+                        composites.push((i, section as usize));
+                    }
+                }
+                if let Some(note) = crate::material::m3_note(tag) {
+                    extras.insert("note".into(), json!(note));
+                }
+                extras.insert("fields".into(), Value::Object(fields));
                 if !layers.is_empty() {
                     extras.insert("layers".into(), Value::Object(layers));
                 }
@@ -477,6 +501,9 @@ fn materials(
         }
         mat.extras.insert("m3".into(), Value::Object(extras));
         scene.materials.push(mat);
+    }
+    for (composite, section) in composites {
+        crate::material::m3_composite(&mut scene.materials, composite, section);
     }
     Ok(())
 }

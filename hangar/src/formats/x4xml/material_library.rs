@@ -31,16 +31,6 @@ pub struct Property {
     pub value: String,
 }
 
-/// The game paths of a material's textures, by the glTF slot they go to.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Textures {
-    pub diffuse: Option<String>,
-    pub normal: Option<String>,
-    pub glow: Option<String>,
-    /// Every other bitmap (specular, smoothness, metal, ...), by property name.
-    pub other: Vec<(String, String)>,
-}
-
 /// Deepest element nesting read; real libraries are five deep.
 const MAX_DEPTH: usize = 32;
 
@@ -202,58 +192,40 @@ impl Library {
             .find(|x| x.name.eq_ignore_ascii_case(m))
     }
 
-    /// The texture game paths of the material an XMF names `collection.material`.
-    pub fn textures(&self, name: &str) -> Option<Textures> {
-        let m = self.find(name)?;
-        let mut t = Textures::default();
-        for p in &m.properties {
-            if !p.ty.eq_ignore_ascii_case("bitmap") || p.value.is_empty() {
-                continue;
-            }
-            let v = Some(p.value.clone());
-            match p.name.to_ascii_lowercase().as_str() {
-                "diffuse_map" if t.diffuse.is_none() => t.diffuse = v,
-                "normal_map" if t.normal.is_none() => t.normal = v,
-                "color_glow_map" | "emissive_map" | "glow_map" if t.glow.is_none() => t.glow = v,
-                _ => t.other.push((p.name.clone(), p.value.clone())),
-            }
-        }
-        Some(t)
-    }
-
-    /// Gives each material of `scene` named in the library its textures (diffuse to base colour,
-    /// normal, glow to emissive), and all its bitmaps in `extras.x4.textures`. Returns how many
-    /// materials the library resolved.
+    /// Gives each material of `scene` named in the library its textures and look as
+    /// `crate::material::x4` maps them, its bitmaps in `extras.x4.textures` and every property
+    /// in `extras.x4.properties`. Returns how many materials the library resolved.
     pub fn apply_to_scene(&self, scene: &mut Scene) -> usize {
         let mut n = 0;
         for m in &mut scene.materials {
-            let Some(t) = self.textures(&m.name) else {
+            let Some(lib) = self.find(&m.name) else {
                 continue;
             };
             n += 1;
-            let mut all = Map::new();
-            for (k, v) in [
-                ("diffuse_map", &t.diffuse),
-                ("normal_map", &t.normal),
-                ("color_glow_map", &t.glow),
-            ] {
-                if let Some(v) = v {
-                    all.insert(k.into(), json!(v));
-                }
-            }
-            for (k, v) in &t.other {
-                all.insert(k.clone(), json!(v));
-            }
-            let norm = |p: &Option<String>| p.as_ref().map(|p| p.replace('\\', "/"));
-            m.textures.base_color = norm(&t.diffuse);
-            m.textures.normal = norm(&t.normal);
-            m.textures.emissive = norm(&t.glow);
+            let props: Vec<(&str, &str, &str)> = lib
+                .properties
+                .iter()
+                .map(|p| (p.ty.as_str(), p.name.as_str(), p.value.as_str()))
+                .collect();
+            let (textures, look, all) = crate::material::x4(&props);
+            let bitmaps: Map<String, Value> = lib
+                .properties
+                .iter()
+                .filter(|p| p.ty.eq_ignore_ascii_case("bitmap") && !p.value.is_empty())
+                .map(|p| (p.name.clone(), json!(p.value)))
+                .collect();
+            m.textures = textures;
+            m.look = look;
             let x4 = m
                 .extras
                 .entry("x4")
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(o) = x4 {
-                o.insert("textures".into(), Value::Object(all));
+                o.insert("textures".into(), Value::Object(bitmaps));
+                o.insert("properties".into(), Value::Object(all));
+                if !lib.shader.is_empty() {
+                    o.insert("shader".into(), json!(lib.shader));
+                }
             }
         }
         n
@@ -295,20 +267,40 @@ mod tests {
   <add sel="//somewhere/else"><x/></add>
 </diff>"#;
 
+    /// A bitmap property's value of the material an XMF names `name`.
+    fn map(lib: &Library, name: &str, property: &str) -> Option<String> {
+        let m = lib.find(name)?;
+        let p = m.properties.iter().find(|p| p.name == property)?;
+        Some(p.value.clone())
+    }
+
     #[test]
     fn a_library_maps_layers_to_slots() {
         let mut lib = Library::default();
         assert!(lib.apply(GAME).unwrap().is_empty());
-        let t = lib.textures("Ships.HULL").unwrap();
-        assert_eq!(t.diffuse.as_deref(), Some(r"assets\textures\hull_diff"));
-        assert_eq!(t.normal.as_deref(), Some(r"assets\textures\hull_norm"));
-        assert_eq!(t.glow, None);
+        let mut scene = Scene::default();
+        for name in ["Ships.HULL", "ships.nothing", "nodot"] {
+            scene.materials.push(crate::model::Material {
+                name: name.into(),
+                ..Default::default()
+            });
+        }
+        assert_eq!(lib.apply_to_scene(&mut scene), 1);
+        let hull = &scene.materials[0];
+        let t = &hull.textures;
+        assert_eq!(t.base_color.as_deref(), Some("assets/textures/hull_diff"));
+        assert_eq!(t.normal.as_deref(), Some("assets/textures/hull_norm"));
+        assert_eq!(t.emissive, None);
         assert_eq!(
-            t.other,
-            vec![("specular_map".into(), r"assets\textures\hull_spec".into())]
+            hull.extras["x4"]["textures"]["specular_map"],
+            json!(r"assets\textures\hull_spec")
         );
-        assert!(lib.textures("ships.nothing").is_none());
-        assert!(lib.textures("nodot").is_none());
+        assert_eq!(hull.extras["x4"]["properties"]["normalStr"], json!("1.0"));
+        assert_eq!(
+            hull.look.metallic, 0.0,
+            "no metal map, no Metallness: not metal"
+        );
+        assert_eq!(scene.materials[1].textures, Default::default());
     }
 
     #[test]
@@ -319,17 +311,19 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].message.contains("//somewhere/else"));
         assert_eq!(
-            lib.textures("mod.paint").unwrap().glow.as_deref(),
+            map(&lib, "mod.paint", "color_glow_map").as_deref(),
             Some(r"extensions\mymod\assets\glow")
         );
         assert_eq!(
-            lib.textures("ships.deck").unwrap().diffuse.as_deref(),
+            map(&lib, "ships.deck", "diffuse_map").as_deref(),
             Some("deck")
         );
         assert!(lib.find("ships.glass").is_none());
-        let hull = lib.textures("ships.hull").unwrap();
-        assert_eq!(hull.diffuse.as_deref(), Some("new_hull"));
-        assert_eq!(hull.normal, None);
+        assert_eq!(
+            map(&lib, "ships.hull", "diffuse_map").as_deref(),
+            Some("new_hull")
+        );
+        assert_eq!(map(&lib, "ships.hull", "normal_map"), None);
     }
 
     #[test]

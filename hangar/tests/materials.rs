@@ -1,0 +1,371 @@
+//! Materials as the games' shaders read them (issue 40), pixel for pixel on the corpus: SC2's DXT5nm
+//! normal maps arrive as unit tangent-space normals that follow the file's alpha and green; an M3
+//! claims no metal and carries its specular and occlusion layers; X4's metal and smooth maps are the
+//! metallic-roughness texture's blue and inverted green. And back: a painted texture is written in
+//! the original's compression, BC1's one-bit alpha kept, and a path out of the folder is refused.
+
+mod common;
+
+use hangar::formats::dds;
+use std::path::{Path, PathBuf};
+
+fn textures_root() -> Option<PathBuf> {
+    Some(common::corpus_root()?.join("textures"))
+}
+
+/// `rel` under the texture corpus converted to a GLB under target/tmp/gltf; the document and blob.
+fn glb(root: &Path, rel: &str, out: &str) -> (gltf::Document, Vec<u8>) {
+    let path = root.join(rel);
+    let bytes = std::fs::read(&path).unwrap();
+    let opened = common::open(&bytes, &path).unwrap();
+    let dest = common::gltf_out("materials").join(out);
+    let (glb, warnings) = common::convert(&opened, &dest).unwrap();
+    assert!(
+        warnings.iter().all(|w| !w.message.contains("left out")),
+        "{rel}: {warnings:?}"
+    );
+    std::fs::write(&dest, &glb).unwrap();
+    common::load_glb(&glb)
+}
+
+/// The RGBA pixels of an embedded texture.
+fn pixels(t: gltf::Texture<'_>, blob: &[u8]) -> dds::Image {
+    let gltf::image::Source::View { view, .. } = t.source().source() else {
+        panic!("not embedded")
+    };
+    dds::encode::read_png(&blob[view.offset()..view.offset() + view.length()]).unwrap()
+}
+
+fn texture(root: &Path, rel: &str) -> dds::Image {
+    let bytes = std::fs::read(root.join(rel)).unwrap();
+    dds::load(&bytes, Path::new(rel)).unwrap().0
+}
+
+fn pearson(a: &[f64], b: &[f64]) -> f64 {
+    let (ma, mb) = (
+        a.iter().sum::<f64>() / a.len() as f64,
+        b.iter().sum::<f64>() / b.len() as f64,
+    );
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+#[test]
+fn an_sc2_model_shades_as_the_game_reads_its_layers() {
+    let Some(root) = textures_root() else { return };
+    let (doc, blob) = glb(
+        &root,
+        "ArtemKez__testMod/Base.SC2Data/Assets/Models/Capillary Tower.m3",
+        "capillary.glb",
+    );
+    assert!(doc.extensions_used().any(|e| e == "KHR_materials_specular"));
+    let mats: Vec<_> = doc.materials().collect();
+    assert!(!mats.is_empty());
+    for m in &mats {
+        let pbr = m.pbr_metallic_roughness();
+        assert_eq!(pbr.metallic_factor(), 0.0, "{:?} claims metal", m.name());
+        assert!(pbr.metallic_roughness_texture().is_none());
+    }
+    let m = mats.iter().find(|m| m.normal_texture().is_some()).unwrap();
+    assert!(m.occlusion_texture().is_some(), "ambientOcclusionLayer");
+    let spec = m
+        .extensions()
+        .unwrap()
+        .get("KHR_materials_specular")
+        .unwrap();
+    assert!(spec["specularColorTexture"]["index"].is_u64(), "{spec}");
+
+    // The normal map: DXT5nm in the file (x in alpha, y in green), unit RGB normals in the glTF.
+    let n = pixels(m.normal_texture().unwrap().texture(), &blob);
+    let src = texture(
+        &root,
+        "ArtemKez__testMod/Base.SC2Data/Assets/Textures/Capillary Tower nrm.dds",
+    );
+    assert_eq!((n.width, n.height), (src.width, src.height));
+    let (mut xs, mut ys, mut ax, mut gy) = (vec![], vec![], vec![], vec![]);
+    for (k, (p, s)) in n
+        .rgba
+        .chunks_exact(4)
+        .zip(src.rgba.chunks_exact(4))
+        .enumerate()
+    {
+        let v = [0, 1, 2].map(|c| p[c] as f64 / 127.5 - 1.0);
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        assert!((len - 1.0).abs() < 0.02, "pixel {k}: |n| {len:.3} ({p:?})");
+        assert!(v[2] > 0.0, "pixel {k}: z {:.3}", v[2]);
+        xs.push(v[0]);
+        ys.push(v[1]);
+        ax.push(s[3] as f64);
+        gy.push(s[1] as f64);
+    }
+    let (rx, ry) = (pearson(&xs, &ax), pearson(&ys, &gy));
+    assert!(
+        rx > 0.99 && ry > 0.99,
+        "x follows alpha r {rx:.3}, y follows green r {ry:.3}"
+    );
+}
+
+#[test]
+fn x4_metal_and_smooth_maps_are_the_metallic_roughness_texture() {
+    let Some(root) = textures_root() else { return };
+    let (doc, blob) = glb(
+        &root,
+        "DeadAirRT__deadairfactionamarr/assets/units/size_m/ship_dam_m_coercer_data/part_main-lod0.xmf",
+        "coercer.glb",
+    );
+    let m = doc
+        .materials()
+        .find(|m| m.name() == Some("coercer.evemata"))
+        .unwrap();
+    let pbr = m.pbr_metallic_roughness();
+    let mr = pixels(pbr.metallic_roughness_texture().unwrap().texture(), &blob);
+    let dir = "DeadAirRT__deadairfactionamarr/assets/textures/coercer";
+    let metal = texture(&root, &format!("{dir}/coercer_metallic.gz"));
+    let smooth = texture(&root, &format!("{dir}/coercer_smoothness.gz"));
+    assert_eq!((mr.width, mr.height), (1024, 1024));
+    let luma =
+        |p: &[u8]| ((299 * p[0] as u32 + 587 * p[1] as u32 + 114 * p[2] as u32 + 500) / 1000) as u8;
+    for ((p, m), s) in mr
+        .rgba
+        .chunks_exact(4)
+        .zip(metal.rgba.chunks_exact(4))
+        .zip(smooth.rgba.chunks_exact(4))
+    {
+        assert_eq!(p[2], luma(m), "blue is the metal map");
+        assert_eq!(p[1], 255 - luma(s), "green is 1 - the smooth map");
+    }
+    assert_eq!(pbr.metallic_factor(), 1.0, "Metallness 1.0");
+    // color_glow_map at color_glowStr 0.1.
+    assert!(m.emissive_texture().is_some());
+    assert_eq!(m.emissive_factor(), [0.1, 0.1, 0.1]);
+    // An RGB normal map stays RGB, made unit length and facing out (X4's has pixels with z < 0).
+    let n = pixels(m.normal_texture().unwrap().texture(), &blob);
+    let src = texture(&root, &format!("{dir}/coercer_normal.gz"));
+    let (mut xs, mut rs) = (vec![], vec![]);
+    for (p, s) in n.rgba.chunks_exact(4).zip(src.rgba.chunks_exact(4)) {
+        let v = [0, 1, 2].map(|c| p[c] as f64 / 127.5 - 1.0);
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        assert!((len - 1.0).abs() < 0.02 && v[2] > 0.0, "{p:?} from {s:?}");
+        xs.push(v[0]);
+        rs.push(s[0] as f64);
+    }
+    assert!(pearson(&xs, &rs) > 0.99);
+}
+
+fn edit(root: &Path, key: &str, file: &str) -> hangar::TextureEdit {
+    let mut image = texture(root, file);
+    // A 32x32 magenta square at (8, 8), as a painter's stroke.
+    for y in 8..40 {
+        for x in 8..40 {
+            let o = (y * image.width as usize + x) * 4;
+            image.rgba[o..o + 4].copy_from_slice(&[255, 0, 255, 255]);
+        }
+    }
+    hangar::TextureEdit {
+        material: "flame".into(),
+        slot: hangar::Slot::BaseColor,
+        key: key.into(),
+        image,
+    }
+}
+
+fn psnr_outside_square(a: &dds::Image, b: &dds::Image) -> f64 {
+    let mut se = 0.0;
+    let mut n = 0.0;
+    for y in 0..a.height as usize {
+        for x in 0..a.width as usize {
+            if (8..40).contains(&x) && (8..40).contains(&y) {
+                continue;
+            }
+            let o = (y * a.width as usize + x) * 4;
+            for c in 0..4 {
+                se += (a.rgba[o + c] as f64 - b.rgba[o + c] as f64).powi(2);
+                n += 1.0;
+            }
+        }
+    }
+    10.0 * (255.0f64.powi(2) / (se / n).max(1e-9)).log10()
+}
+
+#[test]
+fn a_painted_bc1_texture_goes_back_as_bc1_with_its_one_bit_alpha() {
+    let Some(root) = textures_root() else { return };
+    let model = root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3");
+    let file = "vicboyv__thethingrevival.SC2Map/assets/textures/FlameBPTexture.dds";
+    let key = "Assets/Textures/FlameBPTexture.dds";
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-bc1");
+    let _ = std::fs::remove_dir_all(&out);
+    let e = edit(&root, key, file);
+    let painted = e.image.clone();
+    let wrote = hangar::write_textures(&model, &out.join("Flamethrowerbackpack.m3"), &[e]).unwrap();
+    assert_eq!(wrote.len(), 1);
+    let written = out.join(key);
+    assert_eq!(wrote[0].file, written);
+    assert_eq!(wrote[0].what, ", BC1, 9 mip levels");
+    let bytes = std::fs::read(&written).unwrap();
+    let h = dds::read_header(&bytes).unwrap();
+    assert_eq!(
+        (h.format, h.width, h.height, h.mips),
+        (dds::Format::Bc1, 256, 256, 9)
+    );
+    let back = dds::decode(&bytes).unwrap().0;
+    let orig = texture(&root, file);
+    let clear = |i: &dds::Image| i.rgba.chunks_exact(4).filter(|p| p[3] == 0).count();
+    // The transparent pixels (a third of them: the team-colour mask) are still there, but for
+    // those the square painted over.
+    assert!(clear(&painted) > 20_000, "{}", clear(&painted));
+    assert!(clear(&painted) < clear(&orig));
+    assert_eq!(clear(&back), clear(&painted));
+    assert_eq!(&back.rgba[(20 * 256 + 20) * 4..][..4], &[255, 0, 255, 255]);
+    let db = psnr_outside_square(&back, &orig);
+    assert!(db >= 30.0, "PSNR {db:.1} dB");
+
+    // The same pixels as the original: nothing to write.
+    let same = hangar::TextureEdit {
+        image: orig,
+        ..edit(&root, key, file)
+    };
+    let again = out.join("again");
+    assert!(hangar::write_textures(&model, &again.join("x.m3"), &[same])
+        .unwrap()
+        .is_empty());
+    assert!(!again.exists());
+}
+
+#[test]
+fn a_texture_path_out_of_the_export_folder_is_refused_naming_the_material() {
+    let Some(root) = textures_root() else { return };
+    let model = root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3");
+    let file = "vicboyv__thethingrevival.SC2Map/assets/textures/FlameBPTexture.dds";
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-refused");
+    for key in [
+        "../../evil.dds",
+        r"C:\Windows\evil.dds",
+        "/etc/evil.dds",
+        r"\\server\share\x.dds",
+    ] {
+        let e = hangar::write_textures(&model, &out.join("m.m3"), &[edit(&root, key, file)])
+            .unwrap_err();
+        assert!(e.message.contains("\"flame\""), "{key}: {}", e.message);
+        assert!(!out.exists(), "{key}: nothing written");
+    }
+}
+
+/// `hangar convert model.gltf Model.m3 --textures write`: the glTF's painted image goes back as the
+/// game's BC1 .dds at the layer's path; the images left as they were are not written.
+#[test]
+fn a_gltf_with_a_painted_image_writes_it_back_beside_the_m3() {
+    let Some(root) = textures_root() else { return };
+    let model = root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-write");
+    let _ = std::fs::remove_dir_all(&dir);
+    let gltf = common::gltf_out("materials").join("flame.gltf");
+    let mut copy = hangar::ConvertOptions::default();
+    copy.textures.mode = hangar::TextureMode::Copy;
+    hangar::open(model.as_path())
+        .unwrap()
+        .write_to(&gltf, &copy)
+        .unwrap();
+    // Paint the copied base colour PNG (the glTF names it by its game path).
+    let png = gltf
+        .parent()
+        .unwrap()
+        .join("flame_textures/FlameBPTexture.png");
+    let mut img = dds::encode::read_png(&std::fs::read(&png).unwrap()).unwrap();
+    for y in 8..40 {
+        for x in 8..40 {
+            let o = (y * img.width as usize + x) * 4;
+            img.rgba[o..o + 4].copy_from_slice(&[255, 0, 255, 255]);
+        }
+    }
+    std::fs::write(
+        &png,
+        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
+    )
+    .unwrap();
+
+    // The originals (their compression, what is unchanged) come from the game named with --game.
+    let game = hangar::GameView::folder(model.parent().unwrap()).unwrap();
+    let mut write = hangar::ConvertOptions::for_input(&gltf, vec![game]).unwrap();
+    write.textures.mode = hangar::TextureMode::Write;
+    let out = dir.join("Flamethrowerbackpack.m3");
+    hangar::open(gltf.as_path())
+        .unwrap()
+        .write_to(&out, &write)
+        .unwrap();
+    let written: Vec<_> = walk(&dir);
+    assert_eq!(written.len(), 2, "the model and one texture: {written:?}");
+    let dds_file = dir.join("Assets/Textures/FlameBPTexture.dds");
+    let bytes = std::fs::read(&dds_file).unwrap_or_else(|e| panic!("{written:?}: {e}"));
+    let h = dds::read_header(&bytes).unwrap();
+    assert_eq!((h.format, h.mips), (dds::Format::Bc1, 9));
+    let back = dds::decode(&bytes).unwrap().0;
+    assert_eq!(&back.rgba[(20 * 256 + 20) * 4..][..4], &[255, 0, 255, 255]);
+    let orig = texture(
+        &root,
+        "vicboyv__thethingrevival.SC2Map/assets/textures/FlameBPTexture.dds",
+    );
+    assert!(psnr_outside_square(&back, &orig) >= 30.0);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `hangar validate` on a texture warns where the game would fail or look wrong.
+#[test]
+fn validate_warns_where_the_game_would_fail_on_a_texture() {
+    let Some(root) = textures_root() else { return };
+    let warned = |p: &Path| -> Vec<String> {
+        let v = hangar::open(p).unwrap().validate();
+        v.iter().map(|f| f.message.clone()).collect()
+    };
+    // A 510x512 logo, and SC2's own DXT5nm normal map (no warning about its layout).
+    let odd = warned(&root.join("UniTrader__UTFactionLogos/assets/markings/logos/faction_leddaindustrial/data/faction_leddaindustrial.dds"));
+    assert!(
+        odd.iter()
+            .any(|m| m.contains("510x512 is not a power of two")),
+        "{odd:?}"
+    );
+    let nrm = warned(
+        &root.join("ArtemKez__testMod/Base.SC2Data/Assets/Textures/Capillary Tower nrm.dds"),
+    );
+    assert!(nrm.iter().all(|m| !m.contains("normal map")), "{nrm:?}");
+
+    // Made here: a BC7 normal map in RGB layout without mips, in an SC2 mod.
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-validate/My.SC2Mod/Assets/Textures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let img = dds::Image {
+        width: 64,
+        height: 64,
+        rgba: [128, 128, 255, 255].repeat(64 * 64),
+    };
+    let opts = dds::encode::Options {
+        encoding: dds::encode::Encoding::Bc7,
+        mipmaps: dds::encode::Mipmaps::None,
+    };
+    let file = dir.join("hull_nrm.dds");
+    std::fs::write(&file, dds::encode::encode(&img, opts).unwrap()).unwrap();
+    let w = warned(&file);
+    for want in [
+        "no mip levels",
+        "BC7 in a StarCraft II folder",
+        "a normal map stored as Rgb, but StarCraft II reads Dxt5nm",
+    ] {
+        assert!(w.iter().any(|m| m.contains(want)), "{want}: {w:?}");
+    }
+    assert_eq!(w.len(), 3, "{w:?}");
+}
