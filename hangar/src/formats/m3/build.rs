@@ -202,8 +202,25 @@ fn zero(ty: Ty) -> Value {
 
 /// The M3 bytes of `scene`, with what was changed on the way.
 pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
+    let built = sections(scene, versions(opts.modl_version)?, opts.motions_only)?;
+    let m3 = dump::from_json(&json!({ "kind": "MD34", "sections": built.sections }))?;
+    Ok((write::write(&m3)?, built.warnings))
+}
+
+/// An M3 built from a scene, as the JSON dump lists its sections, with what ties it to the scene.
+pub(crate) struct Built {
+    /// Sections as [`dump::to_json`] lists them (references `{"index": i}`, counts implied).
+    pub sections: Vec<Value>,
+    /// The scene mesh each region was made from.
+    pub region_mesh: Vec<usize>,
+    /// The scene node each bone was made from.
+    pub bone_nodes: Vec<usize>,
+    pub warnings: Vec<Warning>,
+}
+
+/// The sections of `scene` written with the structure versions `versions`.
+pub(crate) fn sections(scene: &Scene, versions: Versions, motions_only: bool) -> Result<Built> {
     finite(scene)?;
-    let versions = versions(opts.modl_version)?;
     let modl_layout = layout("MODL", versions.modl)?;
     let mut w = Vec::new();
     for (i, m) in scene.meshes.iter().enumerate() {
@@ -244,7 +261,7 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     modl.insert("flags".into(), json!(0x81853));
 
     let world = world_matrices(scene);
-    let helpers = if opts.motions_only {
+    let helpers = if motions_only {
         Vec::new()
     } else {
         find_helpers(scene)
@@ -252,7 +269,9 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     let bones = Bones::new(scene, &helpers);
     let mut bounds = Bounds::default();
 
-    if !opts.motions_only {
+    let region_mesh = if motions_only {
+        Default::default()
+    } else {
         geometry(
             scene,
             &bones,
@@ -261,8 +280,8 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
             &mut modl,
             &mut bounds,
             &mut w,
-        )?;
-    }
+        )?
+    };
     let b = bounds.value();
     modl.insert("boundings".into(), b.clone());
     bone_entries(scene, &bones, &mut doc, &mut modl, &world, &b, &mut w)?;
@@ -308,8 +327,12 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
             ),
         ));
     }
-    let m3 = dump::from_json(&json!({ "kind": "MD34", "sections": doc.sections }))?;
-    Ok((write::write(&m3)?, w))
+    Ok(Built {
+        sections: doc.sections,
+        region_mesh,
+        bone_nodes: bones.nodes,
+        warnings: w,
+    })
 }
 
 /// Refuses a scene with a NaN or infinite number where the M3 takes it (node transforms,
@@ -588,6 +611,7 @@ fn pack_unit(v: f32) -> u8 {
 
 /// One region's worth of vertices ready to pack.
 struct RegionOut {
+    mesh: usize,
     first_vertex: usize,
     vertex_count: usize,
     first_face: usize,
@@ -609,7 +633,7 @@ fn geometry(
     modl: &mut Map<String, Value>,
     bounds: &mut Bounds,
     w: &mut Vec<Warning>,
-) -> Result<()> {
+) -> Result<Vec<usize>> {
     let uv_sets = scene
         .meshes
         .iter()
@@ -913,6 +937,7 @@ fn geometry(
                 let first_face = faces.len();
                 faces.extend(&rfaces);
                 regions.push(RegionOut {
+                    mesh: mi,
                     first_vertex,
                     vertex_count: order.len(),
                     first_face,
@@ -931,7 +956,7 @@ fn geometry(
     if regions.is_empty() {
         // Materials with no mesh (an effect model's particle materials) still come back.
         materials(scene, &regions, doc, modl)?;
-        return Ok(());
+        return Ok(Vec::new());
     }
     if regions.len() > u16::MAX as usize {
         return Err(Error::refused("meshes", "more than 65535 regions"));
@@ -987,7 +1012,7 @@ fn geometry(
     modl.insert("vertices".into(), doc.bytes("U8__", vbytes));
     modl.insert("divisions".into(), div_ref);
     modl.insert("boneLookup".into(), doc.plain("U16_", lookup));
-    Ok(())
+    Ok(regions.iter().map(|r| r.mesh).collect())
 }
 
 /// Writes the standard materials and the material map; returns the scene material of each map
