@@ -566,6 +566,27 @@ impl Bones {
             .map_or(-1, |b| b as i64)
     }
 
+    /// From the space of node `node`'s glTF parent (where its transform and tracks are) to the
+    /// space of its bone `b`'s parent bone, which may be a further ancestor. The identity when
+    /// they are one node: a parent scaled to zero (a bone the game hides) has no inverse, and
+    /// its NaN reached the file as `null`s.
+    fn parent_bone_space(&self, b: usize, scene: &Scene, node: usize, world: &[Mat4]) -> Mat4 {
+        let parent = scene.nodes.get(node).and_then(|n| n.parent);
+        let parent_bone = self.parent.get(b).and_then(|&p| usize::try_from(p).ok());
+        if parent.is_some() && parent == parent_bone.and_then(|p| self.nodes.get(p).copied()) {
+            return Mat4::IDENTITY;
+        }
+        let pw = parent
+            .and_then(|p| world.get(p).copied())
+            .unwrap_or_else(to_m3);
+        let fix = self.parent_world(b, world).inverse() * pw;
+        if fix.is_finite() {
+            fix
+        } else {
+            Mat4::IDENTITY
+        }
+    }
+
     /// World matrix (M3 space) of the bone's parent, identity for a root bone.
     fn parent_world(&self, b: usize, world: &[Mat4]) -> Mat4 {
         self.parent
@@ -1461,7 +1482,9 @@ fn bone_entries(
             name
         };
         let bw = world.get(ni).copied().unwrap_or(Mat4::IDENTITY);
-        let local = bones.parent_world(b, world).inverse() * bw;
+        let local = node.map_or(Mat4::IDENTITY, |n| {
+            bones.parent_bone_space(b, scene, ni, world) * n.local_matrix()
+        });
         let (s, r, t) = local.to_scale_rotation_translation();
         let (s, r, t) = if s.is_finite() && r.is_finite() && t.is_finite() {
             (s, r.normalize(), t)
@@ -1559,12 +1582,7 @@ fn sequences(
                 Property::Weights => continue,
             };
             let width = if k == 1 { 4 } else { 3 };
-            // Tracks are local to the glTF parent; a bone's parent may be a further ancestor.
-            let parent_node = scene.nodes.get(c.node).and_then(|n| n.parent);
-            let pw = parent_node
-                .and_then(|p| world.get(p).copied())
-                .unwrap_or_else(to_m3);
-            let fix = bones.parent_world(b, world).inverse() * pw;
+            let fix = bones.parent_bone_space(b, scene, c.node, world);
             let (_, fix_r, _) = fix.to_scale_rotation_translation();
             let mut frames = Vec::new();
             let mut values: Vec<Value> = Vec::new();
@@ -1649,9 +1667,10 @@ fn sequences(
         if let Some(f) = m3.and_then(|m| m.get("flags")).filter(|f| f.is_u64()) {
             seq.insert("flags".into(), f.clone());
         }
+        // A number, or the bits of a NaN as the reader keeps it ("0x7fc00000").
         if let Some(s) = m3
             .and_then(|m| m.get("movementSpeed"))
-            .filter(|s| s.is_number())
+            .filter(|s| crate::raw::float_bits(s).is_some())
         {
             seq.insert("movementSpeed".into(), s.clone());
         }
