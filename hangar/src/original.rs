@@ -301,9 +301,22 @@ pub(crate) fn from_original(
         let Some(why) = unchanged_model(scene, was, original) else {
             return Some(Ok((bytes.to_vec(), Vec::new())));
         };
-        // An edit of clips alone is written whole (keeps the edited keys), as before.
-        if same_ext("m3") && crate::model::unchanged::difference(scene, was, false).is_some() {
-            return m3_remeshed(scene, was, bytes, why, notes);
+        if same_ext("m3") {
+            if crate::model::unchanged::difference(scene, was, false).is_some() {
+                return m3_remeshed(scene, was, bytes, why, notes);
+            }
+            // An edit of clips alone is written whole, which keeps the edited keys and loses
+            // what the builder does not make: said, not silent.
+            notes.push(Warning::new(
+                None,
+                "--original",
+                format!(
+                    "rebuilt whole from the glTF ({why}): an edited clip is not written into \
+                     the original yet, so its effects, physics, hit tests and sequence data \
+                     other than the bones' keys are not kept"
+                ),
+            ));
+            return None;
         }
         notes.push(Warning::note(
             None,
