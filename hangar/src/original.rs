@@ -311,9 +311,9 @@ pub(crate) fn from_original(
                 None,
                 "--original",
                 format!(
-                    "rebuilt whole from the glTF ({why}): an edited clip is not written into \
-                     the original yet, so its effects, physics, hit tests and sequence data \
-                     other than the bones' keys are not kept"
+                    "rebuilt from the glTF, not the original's bytes: {why}; an edited clip is \
+                     not written into the original yet, so its effects, physics, hit tests and \
+                     sequence data other than the bones' keys are not kept"
                 ),
             ));
             return None;
