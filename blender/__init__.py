@@ -77,9 +77,12 @@ def mesh_digest(co, vi, mat, uvs):
 def blender_mesh_arrays(me):
     nv, nl, npoly = len(me.vertices), len(me.loops), len(me.polygons)
     co = np.empty(nv * 3, np.float32)
-    me.attributes["position"].data.foreach_get("vector", co)
+    # A mesh with no vertices (an actor's empty mesh) has no position or corner attribute.
+    if nv:
+        me.attributes["position"].data.foreach_get("vector", co)
     vi = np.empty(nl, np.int32)
-    me.attributes[".corner_vert"].data.foreach_get("value", vi)
+    if nl:
+        me.attributes[".corner_vert"].data.foreach_get("value", vi)
     mat = np.zeros(npoly, np.int32)
     if "material_index" in me.attributes:
         me.attributes["material_index"].data.foreach_get("value", mat)
@@ -107,10 +110,13 @@ def build_mesh(m, materials, name):
     me.loops.add(nt * 3)
     me.polygons.add(nt)
     co = pts_to_blender(m.positions).ravel()
-    me.attributes["position"].data.foreach_set("vector", co)
-    me.attributes[".corner_vert"].data.foreach_set("value", tri)
+    # An empty mesh (an actor may hold one) gets no position or corner attribute from Blender.
+    if nv:
+        me.attributes["position"].data.foreach_set("vector", co)
+    if nt:
+        me.attributes[".corner_vert"].data.foreach_set("value", tri)
     me.polygons.foreach_set("loop_start", np.arange(0, nt * 3, 3, dtype=np.int32))
-    if m.edges is not None and len(m.corner_edges) == len(tri):
+    if m.edges is not None and len(m.edges) and len(m.corner_edges) == len(tri):
         # The library's edge table: Blender then skips computing its own in update().
         me.edges.add(len(m.edges))
         me.attributes[".edge_verts"].data.foreach_set("value", m.edges.view(np.int32).ravel())

@@ -2,7 +2,7 @@
 
 pub fn print_hashes(names: &[String]) {
     for n in names {
-        let h = hangar::formats::anark::hash::hash(n);
+        let h = hangar::anark_hash(n);
         out!("{n}\t{}\t0x{h:08X}", h as i32);
     }
 }

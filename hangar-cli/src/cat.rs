@@ -1,9 +1,9 @@
 //! `hangar cat ...`: catalogs (.cat/.dat) listed, verified, extracted, packed and compared. The work
-//! is done by `hangar::formats::catalog`; this file parses arguments and prints.
+//! is done by `hangar::catalogs`; this file parses arguments and prints.
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
-use hangar::formats::catalog;
+use hangar::catalogs as catalog;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 

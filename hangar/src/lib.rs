@@ -63,6 +63,22 @@ pub use textures::{
 pub use validate::{Finding, Severity};
 pub use vfs::Nearby;
 pub use vfs::{ByteSource, GameView, SharedSource};
+
+/// The catalog commands of the faces (`hangar cat`): a game's `.cat`/`.dat` pairs opened, verified,
+/// extracted, packed and compared through the door, not from [`crate::formats::catalog`] (which holds
+/// the structures).
+pub mod catalogs {
+    pub use crate::formats::catalog::{
+        dat_path, diff, extract, open, pack, pack_name, verify, Diff, Extracted, Opened, Verdict,
+        GITATTRIBUTES,
+    };
+}
+
+/// The Anark name hash (`hangar hash`): the number .bgf, .bgp and .bsg files store a name as.
+pub fn anark_hash(name: &str) -> u32 {
+    formats::anark::hash::hash(name)
+}
+
 #[cfg(test)]
 mod test_corpus;
 pub(crate) mod textures;

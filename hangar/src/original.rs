@@ -298,17 +298,32 @@ pub(crate) fn from_original(
     }
     if same_ext("m3") || same_ext("xac") {
         let was = was?;
-        return match unchanged_model(scene, was, original) {
-            None => Some(Ok((bytes.to_vec(), Vec::new()))),
-            Some(why) => {
-                notes.push(Warning::note(
-                    None,
-                    "--original",
-                    format!("rebuilt from the glTF, not the original's bytes: {why}"),
-                ));
-                same_ext("xac").then(|| actor_with_lods(scene, original, bytes))
-            }
+        let Some(why) = unchanged_model(scene, was, original) else {
+            return Some(Ok((bytes.to_vec(), Vec::new())));
         };
+        if same_ext("m3") {
+            if crate::model::unchanged::difference(scene, was, false).is_some() {
+                return m3_remeshed(scene, was, bytes, why, notes);
+            }
+            // An edit of clips alone is written whole, which keeps the edited keys and loses
+            // what the builder does not make: said, not silent.
+            notes.push(Warning::new(
+                None,
+                "--original",
+                format!(
+                    "rebuilt from the glTF, not the original's bytes: {why}; an edited clip is \
+                     not written into the original yet, so its effects, physics, hit tests and \
+                     sequence data other than the bones' keys are not kept"
+                ),
+            ));
+            return None;
+        }
+        notes.push(Warning::note(
+            None,
+            "--original",
+            format!("rebuilt from the glTF, not the original's bytes: {why}"),
+        ));
+        return same_ext("xac").then(|| actor_with_lods(scene, original, bytes));
     }
     if same_ext("xsm") || same_ext("xpm") {
         return Some(motion(scene, output, original, bytes));
@@ -334,6 +349,41 @@ fn unchanged_model(scene: &Scene, was: &Scene, original: &Path) -> Option<String
     // An actor read alone has no clips: the glTF's come from its motions and are not compared.
     let actor_alone = crate::io::has_ext(original, "xac") && was.animations.is_empty();
     crate::model::unchanged::difference(scene, was, !actor_alone)
+}
+
+/// The original M3 with the mesh of `scene` (see [`crate::formats::m3::edit`]), every other part
+/// kept; `None` (the scene written whole, with a warning saying what is lost) when the mesh does
+/// not fit the original's bones or materials.
+fn m3_remeshed(
+    scene: &Scene,
+    was: &Scene,
+    bytes: &[u8],
+    why: String,
+    notes: &mut Vec<Warning>,
+) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
+    use crate::formats::m3::edit::{remesh, Remeshed};
+    match remesh(bytes, scene, was) {
+        Ok(Remeshed::Done(out, w)) => {
+            notes.push(Warning::note(
+                None,
+                "--original",
+                format!("the mesh rebuilt from the glTF, every other part kept from the original: {why}"),
+            ));
+            Some(Ok((out, w)))
+        }
+        Ok(Remeshed::Cannot(cannot)) => {
+            notes.push(Warning::new(
+                None,
+                "--original",
+                format!(
+                    "rebuilt whole from the glTF ({why}), so the original's effects, physics, \
+                     hit tests and sequence data are not kept: {cannot}"
+                ),
+            ));
+            None
+        }
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// The actor of `scene` with the original actor's LOD chunks (each a whole actor of its own, which

@@ -882,3 +882,45 @@ fn a_reused_part_is_found_through_the_game_index() {
     assert!(w.note && w.message.contains("--game"), "{w:?}");
     assert!(scene.meshes.is_empty());
 }
+
+/// A part whose name holds "collision" (`anim_ladder_collision`, as ships have) is a part: its
+/// `-lod0.xmf` comes back through a glTF as itself, next to its own collision mesh, not as a
+/// second collision mesh (it was lost on glb -> xml).
+#[test]
+fn a_part_named_collision_keeps_its_lod_through_gltf() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("component_named_collision");
+    let _ = std::fs::remove_dir_all(&root);
+    let data = root.join("src/assets/props/ladder/ladder_data");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    std::fs::create_dir_all(&data).unwrap();
+    for (from, to) in [
+        ("wedge-lod0.xmf", "anim_ladder_collision-lod0.xmf"),
+        ("wedge-collision.xmf", "anim_ladder_collision-collision.xmf"),
+    ] {
+        std::fs::copy(samples.join(from), data.join(to)).unwrap();
+    }
+    let xml = logo_xml("ladder", r"assets\props\ladder\ladder_data", 0.0)
+        .replace("part_main", "anim_ladder_collision");
+    std::fs::write(root.join("src/assets/props/ladder/ladder.xml"), xml).unwrap();
+    let cat = root.join("01.cat");
+    hangar::formats::catalog::pack(&root.join("src"), &cat, &|_| {}).unwrap();
+    let spec = PathBuf::from(format!("{}::assets/props/ladder/ladder.xml", cat.display()));
+    let (scene, _) = common::component_scene(&spec).unwrap();
+    let (glb, _) = common::to_glb(&scene).unwrap();
+    let again = common::from_glb(&glb).unwrap();
+    let w = common::from_scene(&again, &root.join("out/ladder.xml")).unwrap();
+    let mut xmfs: Vec<String> = w
+        .files
+        .iter()
+        .filter_map(|(p, _)| p.file_name()?.to_str().map(str::to_string))
+        .filter(|n| n.ends_with(".xmf"))
+        .collect();
+    xmfs.sort();
+    assert_eq!(
+        xmfs,
+        [
+            "anim_ladder_collision-collision.xmf",
+            "anim_ladder_collision-lod0.xmf"
+        ]
+    );
+}

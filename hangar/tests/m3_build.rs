@@ -902,3 +902,51 @@ fn a_nan_is_refused_naming_its_field() {
         e.path
     );
 }
+
+/// A bone scaled to zero at rest (the game hides parts so) has no inverse: its child's rest and
+/// keys are written as the scene holds them, not as the `null`s of a NaN (the file could not be
+/// written: "expected numbers, got [null,null,null]"); a sequence's NaN movement speed, kept by
+/// the reader as its bits, comes back as those bits.
+#[test]
+fn a_bone_scaled_to_zero_and_a_nan_speed_come_back() {
+    let mut s = one_triangle("tri");
+    let mut arm = Node::new("arm");
+    arm.scale = glam::Vec3::ZERO;
+    s.nodes.push(arm);
+    let mut hand = Node::new("hand");
+    hand.parent = Some(1);
+    hand.translation = glam::Vec3::new(1.0, 2.0, 3.0);
+    s.nodes.push(hand);
+    let channel = |node, property, values: Vec<f32>| Channel {
+        node,
+        property,
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 1.0].into(),
+        values: values.into(),
+    };
+    let mut a = Animation {
+        name: "Stand".into(),
+        channels: vec![
+            channel(1, Property::Scale, vec![0.0; 6]),
+            channel(2, Property::Translation, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+        ],
+        ..Default::default()
+    };
+    a.extras.insert(
+        "m3".into(),
+        serde_json::json!({ "movementSpeed": "0x7fc00000" }),
+    );
+    s.animations.push(a);
+    let (out, _) = build::build(&s, &build::Options::default()).unwrap();
+    let back = reread(&out);
+    let hand = back.nodes.iter().position(|n| n.name == "hand").unwrap();
+    assert_eq!(back.nodes[hand].translation, glam::Vec3::new(1.0, 2.0, 3.0));
+    let stand = &back.animations[0];
+    let track = stand
+        .channels
+        .iter()
+        .find(|c| c.node == hand && c.property == Property::Translation)
+        .unwrap();
+    assert_eq!(&track.values[..], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(stand.extras["m3"]["movementSpeed"], "0x7fc00000");
+}

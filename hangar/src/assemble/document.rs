@@ -98,10 +98,7 @@ impl FileFormat for ComponentFormat {
 
     /// A `<components` root within the first KiB.
     fn detect(&self, bytes: &[u8], _ext: &str) -> Option<Format> {
-        let head = bytes.get(..bytes.len().min(1024))?;
-        let text = String::from_utf8_lossy(head);
-        let text = text.trim_start_matches('\u{feff}').trim_start();
-        (text.starts_with('<') && text.contains("<components")).then_some(Format::ComponentXml)
+        super::read::is_component(bytes).then_some(Format::ComponentXml)
     }
 
     fn open<'a>(&self, format: Format, _bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {

@@ -368,6 +368,17 @@ fn data_folder(view: &GameView, xml_game: &str, comp: roxmltree::Node<'_, '_>) -
     }
 }
 
+/// Whether `bytes` are a component XML: its head (the first KiB) opens `<components`. The one
+/// rule: the registry detects a component by it too.
+pub(crate) fn is_component(bytes: &[u8]) -> bool {
+    let Some(head) = bytes.get(..bytes.len().min(1024)) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    text.starts_with('<') && text.contains("<components")
+}
+
 /// The files in `view` that reading the component at `xml_path` reads: the XML, every file of its
 /// data folder and its `.ani` (not the parts it reuses from other components, nor textures). A
 /// caller whose reads are slow one at a time (a browser page) fetches them together first. An
@@ -381,11 +392,7 @@ pub fn files_read(view: &GameView, xml_path: &str) -> Vec<String> {
         return out;
     };
     // Parsed only when its head says component (a game's libraries are large XML files too).
-    use crate::document::FileFormat;
-    if super::document::ComponentFormat
-        .detect(&bytes, "xml")
-        .is_none()
-    {
+    if !is_component(&bytes) {
         return out;
     }
     let text = String::from_utf8_lossy(&bytes);

@@ -140,8 +140,13 @@ pub fn from_scene(scene: &Scene, out: &Path, views: &[GameView]) -> Result<Writt
             if mark.is_some_and(|m| m.contains_key("reused")) {
                 continue;
             }
-            let collision =
-                node.role == Role::Collision || mark.is_some_and(|m| m.get("collision").is_some());
+            // The component's own record decides (a part may be named `anim_ladder_collision`);
+            // the role when there is none.
+            let collision = match mark.map(|m| (m.get("collision"), m.get("lod"))) {
+                Some((Some(_), _)) => true,
+                Some((None, Some(_))) => false,
+                _ => node.role == Role::Collision,
+            };
             let lod = mark
                 .and_then(|m| m.get("lod"))
                 .and_then(Value::as_u64)

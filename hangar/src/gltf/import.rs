@@ -367,7 +367,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         let role = match marked {
             Some(true) => Role::Collision,
             Some(false) => Role::Visual,
-            None if name.to_ascii_lowercase().contains("collision") => Role::Collision,
+            None if collision_name(&name) => Role::Collision,
             None => Role::Visual,
         };
         let camera = node
@@ -1045,4 +1045,13 @@ pub fn images(
         }
     }
     Ok((edits, warnings))
+}
+
+/// A node named as a collision piece is one (`hull-collision`, `hull_collision2`, `collision.001`),
+/// not a node whose name merely holds the word (the part `anim_ladder_collision-lod0`).
+fn collision_name(name: &str) -> bool {
+    let lower = crate::model::base_name(name).to_ascii_lowercase();
+    lower
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .ends_with("collision")
 }

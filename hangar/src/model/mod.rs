@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 mod matching;
 mod same;
 pub(crate) mod unchanged;
-pub(crate) use matching::{find_named, match_nodes};
+pub(crate) use matching::{base_name, find_named, match_nodes};
 pub use same::same_shape;
 
 #[derive(Debug, Clone, Default)]

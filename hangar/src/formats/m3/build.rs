@@ -202,8 +202,25 @@ fn zero(ty: Ty) -> Value {
 
 /// The M3 bytes of `scene`, with what was changed on the way.
 pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
+    let built = sections(scene, versions(opts.modl_version)?, opts.motions_only)?;
+    let m3 = dump::from_json(&json!({ "kind": "MD34", "sections": built.sections }))?;
+    Ok((write::write(&m3)?, built.warnings))
+}
+
+/// An M3 built from a scene, as the JSON dump lists its sections, with what ties it to the scene.
+pub(crate) struct Built {
+    /// Sections as [`dump::to_json`] lists them (references `{"index": i}`, counts implied).
+    pub sections: Vec<Value>,
+    /// The scene mesh each region was made from.
+    pub region_mesh: Vec<usize>,
+    /// The scene node each bone was made from.
+    pub bone_nodes: Vec<usize>,
+    pub warnings: Vec<Warning>,
+}
+
+/// The sections of `scene` written with the structure versions `versions`.
+pub(crate) fn sections(scene: &Scene, versions: Versions, motions_only: bool) -> Result<Built> {
     finite(scene)?;
-    let versions = versions(opts.modl_version)?;
     let modl_layout = layout("MODL", versions.modl)?;
     let mut w = Vec::new();
     for (i, m) in scene.meshes.iter().enumerate() {
@@ -244,7 +261,7 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     modl.insert("flags".into(), json!(0x81853));
 
     let world = world_matrices(scene);
-    let helpers = if opts.motions_only {
+    let helpers = if motions_only {
         Vec::new()
     } else {
         find_helpers(scene)
@@ -252,7 +269,9 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
     let bones = Bones::new(scene, &helpers);
     let mut bounds = Bounds::default();
 
-    if !opts.motions_only {
+    let region_mesh = if motions_only {
+        Default::default()
+    } else {
         geometry(
             scene,
             &bones,
@@ -261,8 +280,8 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
             &mut modl,
             &mut bounds,
             &mut w,
-        )?;
-    }
+        )?
+    };
     let b = bounds.value();
     modl.insert("boundings".into(), b.clone());
     bone_entries(scene, &bones, &mut doc, &mut modl, &world, &b, &mut w)?;
@@ -308,8 +327,12 @@ pub fn build(scene: &Scene, opts: &Options) -> Result<(Vec<u8>, Vec<Warning>)> {
             ),
         ));
     }
-    let m3 = dump::from_json(&json!({ "kind": "MD34", "sections": doc.sections }))?;
-    Ok((write::write(&m3)?, w))
+    Ok(Built {
+        sections: doc.sections,
+        region_mesh,
+        bone_nodes: bones.nodes,
+        warnings: w,
+    })
 }
 
 /// Refuses a scene with a NaN or infinite number where the M3 takes it (node transforms,
@@ -543,6 +566,27 @@ impl Bones {
             .map_or(-1, |b| b as i64)
     }
 
+    /// From the space of node `node`'s glTF parent (where its transform and tracks are) to the
+    /// space of its bone `b`'s parent bone, which may be a further ancestor. The identity when
+    /// they are one node: a parent scaled to zero (a bone the game hides) has no inverse, and
+    /// its NaN reached the file as `null`s.
+    fn parent_bone_space(&self, b: usize, scene: &Scene, node: usize, world: &[Mat4]) -> Mat4 {
+        let parent = scene.nodes.get(node).and_then(|n| n.parent);
+        let parent_bone = self.parent.get(b).and_then(|&p| usize::try_from(p).ok());
+        if parent.is_some() && parent == parent_bone.and_then(|p| self.nodes.get(p).copied()) {
+            return Mat4::IDENTITY;
+        }
+        let pw = parent
+            .and_then(|p| world.get(p).copied())
+            .unwrap_or_else(to_m3);
+        let fix = self.parent_world(b, world).inverse() * pw;
+        if fix.is_finite() {
+            fix
+        } else {
+            Mat4::IDENTITY
+        }
+    }
+
     /// World matrix (M3 space) of the bone's parent, identity for a root bone.
     fn parent_world(&self, b: usize, world: &[Mat4]) -> Mat4 {
         self.parent
@@ -588,6 +632,7 @@ fn pack_unit(v: f32) -> u8 {
 
 /// One region's worth of vertices ready to pack.
 struct RegionOut {
+    mesh: usize,
     first_vertex: usize,
     vertex_count: usize,
     first_face: usize,
@@ -609,7 +654,7 @@ fn geometry(
     modl: &mut Map<String, Value>,
     bounds: &mut Bounds,
     w: &mut Vec<Warning>,
-) -> Result<()> {
+) -> Result<Vec<usize>> {
     let uv_sets = scene
         .meshes
         .iter()
@@ -913,6 +958,7 @@ fn geometry(
                 let first_face = faces.len();
                 faces.extend(&rfaces);
                 regions.push(RegionOut {
+                    mesh: mi,
                     first_vertex,
                     vertex_count: order.len(),
                     first_face,
@@ -931,7 +977,7 @@ fn geometry(
     if regions.is_empty() {
         // Materials with no mesh (an effect model's particle materials) still come back.
         materials(scene, &regions, doc, modl)?;
-        return Ok(());
+        return Ok(Vec::new());
     }
     if regions.len() > u16::MAX as usize {
         return Err(Error::refused("meshes", "more than 65535 regions"));
@@ -987,7 +1033,7 @@ fn geometry(
     modl.insert("vertices".into(), doc.bytes("U8__", vbytes));
     modl.insert("divisions".into(), div_ref);
     modl.insert("boneLookup".into(), doc.plain("U16_", lookup));
-    Ok(())
+    Ok(regions.iter().map(|r| r.mesh).collect())
 }
 
 /// Writes the standard materials and the material map; returns the scene material of each map
@@ -1436,7 +1482,9 @@ fn bone_entries(
             name
         };
         let bw = world.get(ni).copied().unwrap_or(Mat4::IDENTITY);
-        let local = bones.parent_world(b, world).inverse() * bw;
+        let local = node.map_or(Mat4::IDENTITY, |n| {
+            bones.parent_bone_space(b, scene, ni, world) * n.local_matrix()
+        });
         let (s, r, t) = local.to_scale_rotation_translation();
         let (s, r, t) = if s.is_finite() && r.is_finite() && t.is_finite() {
             (s, r.normalize(), t)
@@ -1534,12 +1582,7 @@ fn sequences(
                 Property::Weights => continue,
             };
             let width = if k == 1 { 4 } else { 3 };
-            // Tracks are local to the glTF parent; a bone's parent may be a further ancestor.
-            let parent_node = scene.nodes.get(c.node).and_then(|n| n.parent);
-            let pw = parent_node
-                .and_then(|p| world.get(p).copied())
-                .unwrap_or_else(to_m3);
-            let fix = bones.parent_world(b, world).inverse() * pw;
+            let fix = bones.parent_bone_space(b, scene, c.node, world);
             let (_, fix_r, _) = fix.to_scale_rotation_translation();
             let mut frames = Vec::new();
             let mut values: Vec<Value> = Vec::new();
@@ -1624,9 +1667,10 @@ fn sequences(
         if let Some(f) = m3.and_then(|m| m.get("flags")).filter(|f| f.is_u64()) {
             seq.insert("flags".into(), f.clone());
         }
+        // A number, or the bits of a NaN as the reader keeps it ("0x7fc00000").
         if let Some(s) = m3
             .and_then(|m| m.get("movementSpeed"))
-            .filter(|s| s.is_number())
+            .filter(|s| crate::raw::float_bits(s).is_some())
         {
             seq.insert("movementSpeed".into(), s.clone());
         }

@@ -15,6 +15,7 @@ pub mod build;
 pub mod check;
 pub mod document;
 pub mod dump;
+pub(crate) mod edit;
 pub mod model;
 pub mod read;
 pub mod scene;
