@@ -181,6 +181,15 @@ try:
     case("non-ASCII names, output replaced", rc1 == 0 and rc2 == 0 and first == again == open(lo, "rb").read(),
          f"rc {rc1} then {rc2} {e2.strip()[:100]}; {len(again)} bytes")
 
+    # A path past Windows' old 260-character limit.
+    deep = os.path.join(work, *[f"ein_langer_ordnername_fuer_pfade_{i}" for i in range(12)])
+    os.makedirs(deep)
+    shutil.copy(one, os.path.join(deep, "teil.xmf"))
+    rc, _, e = w("convert", win(os.path.join(deep, "teil.xmf")), win(os.path.join(deep, "teil.glb")))
+    got = open(os.path.join(deep, "teil.glb"), "rb").read() if os.path.exists(os.path.join(deep, "teil.glb")) else b""
+    run([linux, "convert", os.path.join(deep, "teil.xmf"), os.path.join(work, "deep-lin.glb")])
+    case("long path", rc == 0 and got == open(os.path.join(work, "deep-lin.glb"), "rb").read(), f"{len(win(deep))} characters, rc {rc} {e.strip()[:100]}")
+
     # A folder where a file is expected says so (Windows would say "Access denied").
     rc, o, e = w("cat", "list", win(odd))
     case("a folder for a file", rc != 0 and "folder" in (o + e) and "denied" not in (o + e).lower(),
