@@ -8,29 +8,24 @@ use super::Image;
 /// Alpha below this is transparent (as the BC1 encoders that keep alpha decide).
 const CUTOFF: u8 = 128;
 
-/// Rewrites, in `blocks` (the BC1 data of `img` and its `mips - 1` smaller levels, one level after
-/// the other), every block where `img` (or its level, a 2x2 box average) has a transparent pixel.
-/// The other blocks are left as the encoder made them.
-pub fn keep_alpha(img: &Image, mips: u32, blocks: &mut [u8]) {
-    if img.rgba.chunks_exact(4).all(|p| p[3] >= CUTOFF) {
+/// Rewrites, in `blocks` (the BC1 data of one mip level, `level`), every block where `level` has a
+/// transparent pixel. The other blocks are left as the encoder made them.
+pub fn keep_alpha(level: &Image, blocks: &mut [u8]) {
+    if level.rgba.chunks_exact(4).all(|p| p[3] >= CUTOFF) {
         return;
     }
-    let mut level = img.clone();
+    let (bw, bh) = (level.width.div_ceil(4), level.height.div_ceil(4));
     let mut at = 0usize;
-    for _ in 0..mips {
-        let (bw, bh) = (level.width.div_ceil(4), level.height.div_ceil(4));
-        for by in 0..bh {
-            for bx in 0..bw {
-                let px = pixels(&level, bx, by);
-                if let Some(b) = blocks.get_mut(at..at + 8) {
-                    if px.iter().any(|p| p[3] < CUTOFF) {
-                        b.copy_from_slice(&three_colour(&px));
-                    }
+    for by in 0..bh {
+        for bx in 0..bw {
+            let px = pixels(level, bx, by);
+            if let Some(b) = blocks.get_mut(at..at + 8) {
+                if px.iter().any(|p| p[3] < CUTOFF) {
+                    b.copy_from_slice(&three_colour(&px));
                 }
-                at += 8;
             }
+            at += 8;
         }
-        level = half(&level);
     }
 }
 
@@ -46,35 +41,6 @@ fn pixels(img: &Image, bx: u32, by: u32) -> [[u8; 4]; 16] {
         }
     }
     out
-}
-
-/// The next mip level: each pixel the average of a 2x2 square.
-fn half(img: &Image) -> Image {
-    let (w, h) = ((img.width / 2).max(1), (img.height / 2).max(1));
-    let mut rgba = Vec::with_capacity(w as usize * h as usize * 4);
-    let get = |x: u32, y: u32, c: usize| -> u32 {
-        let (x, y) = (x.min(img.width - 1), y.min(img.height - 1));
-        img.rgba
-            .get((y as usize * img.width as usize + x as usize) * 4 + c)
-            .copied()
-            .unwrap_or(0) as u32
-    };
-    for y in 0..h {
-        for x in 0..w {
-            for c in 0..4 {
-                let s = get(2 * x, 2 * y, c)
-                    + get(2 * x + 1, 2 * y, c)
-                    + get(2 * x, 2 * y + 1, c)
-                    + get(2 * x + 1, 2 * y + 1, c);
-                rgba.push(((s + 2) / 4) as u8);
-            }
-        }
-    }
-    Image {
-        width: w,
-        height: h,
-        rgba,
-    }
 }
 
 fn to565(c: [i32; 3]) -> u16 {
@@ -194,16 +160,23 @@ mod tests {
             rgba: vec![255; 8 * 4 * 4],
         };
         img.rgba[3] = 0; // pixel (0, 0) transparent: block 0 only
-        let mips = 4; // 8x4, 4x2, 2x1, 1x1
-        let mut blocks = vec![0xAAu8; 8 * (2 + 1 + 1 + 1)];
-        keep_alpha(&img, mips, &mut blocks);
+        let mut blocks = vec![0xAAu8; 8 * 2];
+        keep_alpha(&img, &mut blocks);
         assert_ne!(&blocks[..8], &[0xAA; 8]);
         assert_eq!(
             &blocks[8..16],
             &[0xAA; 8],
             "the opaque block is the encoder's"
         );
-        // Level 1's (0, 0) averages alpha 0 with three 255s: 191, opaque.
-        assert_eq!(&blocks[16..], &[0xAA; 24]);
+        // Level 1 (4x2): its (0, 0) averages alpha 0 with three 255s: 191, opaque.
+        let mut level1 = Image {
+            width: 4,
+            height: 2,
+            rgba: vec![255; 4 * 2 * 4],
+        };
+        level1.rgba[3] = 191;
+        let mut blocks = vec![0xAAu8; 8];
+        keep_alpha(&level1, &mut blocks);
+        assert_eq!(&blocks[..], &[0xAA; 8]);
     }
 }

@@ -1,8 +1,10 @@
 //! Pictures to DDS: PNG (and TGA, and DDS itself) decoded to RGBA, its mip chain made here (each
 //! level the rounded average of 2x2 pixels of the one above), block-compressed by
 //! `block_compression` (a pure-Rust port of Intel's ISPC texture compressor's kernels: the same
-//! bytes on every platform, no C++ to link), behind a DDS header written here. BC1, BC3, BC4 and BC5 get the legacy FourCC header every engine reads (`DXT1`,
-//! `DXT5`, `ATI1`, `ATI2`); BC7 has no FourCC and gets the DX10 extension (DXGI 98, BC7_UNORM).
+//! bytes on every platform, no C++ to link), behind a DDS header written here. BC1, BC3, BC4 and
+//! BC5 get the legacy FourCC header every engine reads (`DXT1`, `DXT5`, `ATI1`, `ATI2`); BC7 has
+//! no FourCC and gets the DX10 extension (DXGI 98, BC7_UNORM). BC1 blocks with a transparent
+//! pixel are written in its three-colour mode (`bc1`).
 //!
 //! Every output is read back with [`super::read_header`] before it is handed out: its sizes must
 //! be exactly the bytes written.
@@ -170,6 +172,10 @@ fn block_compress(img: &Image, encoding: Encoding, mips: u32) -> Result<Vec<u8>>
                     mend_bc7_alpha(dst, src, w);
                 }
             });
+        if encoding == Encoding::Bc1 {
+            // The block encoder writes BC1 opaque; SC2 keeps its team-colour mask in the one-bit alpha.
+            super::bc1::keep_alpha(&padded, &mut blocks);
+        }
         out.extend_from_slice(&blocks);
     }
     Ok(out)
@@ -295,11 +301,7 @@ pub fn encode(img: &Image, opts: Options) -> Result<Vec<u8>> {
         Mipmaps::Full => full_chain(w, h),
         Mipmaps::None => 1,
     };
-    let mut encoded = block_compress(img, opts.encoding, mips)?;
-    if opts.encoding == Encoding::Bc1 {
-        // The block encoder writes BC1 opaque; SC2 keeps its team-colour mask in the one-bit alpha.
-        super::bc1::keep_alpha(img, mips, &mut encoded);
-    }
+    let encoded = block_compress(img, opts.encoding, mips)?;
     let top = opts.encoding.format().surface_bytes(w, h).unwrap_or(0);
     let mut out = header(w, h, mips, opts.encoding, top);
     out.extend_from_slice(&encoded);

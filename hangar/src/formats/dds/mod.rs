@@ -5,6 +5,7 @@
 //! `png` crate's. A `.gz` is inflated no further than the size its DDS header allows, so a small
 //! file cannot ask for gigabytes.
 
+#[cfg(feature = "native")]
 mod bc1;
 pub mod document;
 pub mod encode;
