@@ -73,8 +73,8 @@ def key_moved():
     bpy.ops.import_scene.hangar(filepath=dropship)
     ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
     act = next(a for a in bpy.data.actions if "hangar_node" in a and any(
-        fc.data_path == "location" and len(fc.keyframe_points) >= 2 for fc in ext.action_fcurves(a)))
-    fc = next(fc for fc in ext.action_fcurves(act) if fc.data_path == "location" and len(fc.keyframe_points) >= 2)
+        fc.data_path == "location" and len(fc.keyframe_points) >= 2 for fc in ext.animation.action_fcurves(a)))
+    fc = next(fc for fc in ext.animation.action_fcurves(act) if fc.data_path == "location" and len(fc.keyframe_points) >= 2)
     k = fc.keyframe_points[len(fc.keyframe_points) // 2]
     k.co.y += 0.25
     fc.update()
@@ -98,11 +98,11 @@ def ani_onto_component():
 
     def actions():
         return sorted((a["hangar_clip"], a["hangar_node"], tuple((fc.data_path, fc.array_index, len(fc.keyframe_points))
-                                                                 for fc in ext.action_fcurves(a)))
+                                                                 for fc in ext.animation.action_fcurves(a)))
                       for a in bpy.data.actions if "hangar_node" in a)
     before, counts = actions(), (len(bpy.data.objects), len(bpy.data.collections))
     # A key moved first: the .ani's import must put the state back as the file has it.
-    fc = next(fc for a in bpy.data.actions if "hangar_node" in a for fc in ext.action_fcurves(a)
+    fc = next(fc for a in bpy.data.actions if "hangar_node" in a for fc in ext.animation.action_fcurves(a)
               if fc.data_path == "location" and len(fc.keyframe_points) >= 2)
     fc.keyframe_points[0].co.y += 0.25
     fc.update()
@@ -137,7 +137,7 @@ def from_catalogs():
                    check=True, capture_output=True)
     fresh()
     ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
-    offered = ext.search_models(types.SimpleNamespace(game=game), bpy.context, "DROPSHIP.x")
+    offered = ext.ui.search_models(types.SimpleNamespace(game=game), bpy.context, "DROPSHIP.x")
     want = "assets/units/size_m/arg_dropship.xml"
     if offered != [want]:
         return f"the picker offers {offered[:5]}"
@@ -351,7 +351,7 @@ def shape_keys():
         return "no action on the shape keys"
     fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
     ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
-    curves = {fc.data_path: [tuple(round(x, 4) for x in p.co) for p in fc.keyframe_points] for fc in ext.action_fcurves(act)}
+    curves = {fc.data_path: [tuple(round(x, 4) for x in p.co) for p in fc.keyframe_points] for fc in ext.animation.action_fcurves(act)}
     want = {'key_blocks["smile"].value': [(0.0, 0.0), (round(fps, 4), 1.0)],
             'key_blocks["blink"].value': [(0.0, 0.0), (round(fps, 4), 0.5)]}
     if curves != want:

@@ -1,0 +1,201 @@
+"""Clips in and out: one action per clip and animated object, keys set and read with foreach_set /
+foreach_get, through action slots where Blender has them (4.4 on) and the action's own F-curves in 4.2."""
+import bpy
+import numpy as np
+
+from .common import NODE, trs_to_blender
+
+
+INTERP = {"STEP": 0, "LINEAR": 1}  # the enum indices of Keyframe.interpolation (CONSTANT, LINEAR)
+
+
+def qmul(a, b):
+    """Quaternion products, w x y z rows."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], -1)
+
+
+def qrot(q, v):
+    """Vectors v turned by the unit quaternion q (w x y z)."""
+    u = q[..., 1:]
+    t = 2.0 * np.cross(u, v)
+    return v + q[..., :1] * t + np.cross(u, t)
+
+
+def values_to_blender(prop, v):
+    """glTF-frame key values (x y z / x y z w) to Blender's frame (x y z / w x y z)."""
+    v = np.asarray(v, np.float64).reshape(len(v), -1)
+    if prop == "translation":
+        return np.stack([v[:, 0], -v[:, 2], v[:, 1]], -1)
+    if prop == "rotation":
+        return np.stack([v[:, 3], v[:, 0], -v[:, 2], v[:, 1]], -1)
+    return np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
+
+
+def new_fcurve(action, target, data_path, index, group, id_type="OBJECT"):
+    """An F-curve of `action` for `target` (an object, or shape keys with `id_type` KEY): through the
+    action's slot for it (Blender 4.4 on, the only way in 5.0), else the action's own list (4.2)."""
+    if hasattr(action, "slots") and hasattr(action, "layers"):
+        slots = [x for x in action.slots if x.name_display == target.name]
+        slot = slots[0] if slots else action.slots.new(id_type=id_type, name=target.name)
+        if not action.layers:
+            action.layers.new("Layer").strips.new(type="KEYFRAME")
+        bag = action.layers[0].strips[0].channelbag(slot, ensure=True)
+        return bag.fcurves.new(data_path, index=index, group_name=group), slot
+    return action.fcurves.new(data_path, index=index, action_group=group), None
+
+
+def add_keys(fc, frames, values, interpolation):
+    n = len(frames)
+    fc.keyframe_points.add(n)
+    co = np.empty(n * 2, np.float32)
+    co[0::2], co[1::2] = frames, values
+    fc.keyframe_points.foreach_set("co", co)
+    fc.keyframe_points.foreach_set("interpolation", np.full(n, INTERP.get(interpolation, 1), np.int32))
+    fc.update()
+
+
+def shape_key_action(clip, c, frames, ob):
+    """A morph weights channel as an action on the object's shape keys (one F-curve a target, on
+    `key_blocks["NAME"].value`), played by them. Returns the actions made (0 or 1)."""
+    keys = getattr(getattr(ob, "data", None), "shape_keys", None)
+    if keys is None:
+        return 0
+    blocks = keys.key_blocks[1:]  # after the basis, in the targets' order
+    v = np.asarray(c.values, np.float32).reshape(len(frames), -1)
+    act = bpy.data.actions.new(f"{clip} {ob.name} shapes")
+    act.use_fake_user = True
+    act["hangar_clip"] = clip
+    slot = None
+    for k, block in enumerate(blocks[: v.shape[1]]):
+        fc, slot = new_fcurve(act, keys, f'key_blocks["{block.name}"].value', 0, ob.name, "KEY")
+        add_keys(fc, frames, v[:, k], c.interpolation)
+    ad = keys.animation_data or keys.animation_data_create()
+    if ad.action is None:
+        ad.action = act
+        if slot is not None and hasattr(ad, "action_slot"):
+            ad.action_slot = slot
+    return 1
+
+
+def import_animations(scene, objs, bones, fps):
+    """Actions for the scene's clips: object channels on the part objects, joint channels on the pose
+    bones (relative to the joint's rest). Returns the number of actions made."""
+    made = 0
+    rest = {}
+    for i, n in enumerate(scene.nodes):
+        t, q, _ = trs_to_blender(n.translation, n.rotation, n.scale)
+        rest[i] = (np.array(t, np.float64), np.array(q, np.float64))
+    first = {}
+    for a in scene.animations:
+        actions = {}
+        for c in a.channels:
+            if len(c.times) == 0:
+                continue
+            frames = np.asarray(c.times, np.float64) * fps
+            if c.property == "weights":
+                made += shape_key_action(a.name, c, frames, objs[c.node] if c.node < len(objs) else None)
+                continue
+            v = values_to_blender(c.property, c.values)
+            if len(v) != len(frames):
+                continue  # cubic splines carry tangents: not read here
+            if c.node in bones:
+                arm, bone, _ = bones[c.node]
+                target, base = arm, f'pose.bones["{bone}"].'
+                t_r, q_r = rest[c.node]
+                q_inv = q_r * np.array([1.0, -1.0, -1.0, -1.0])
+                if c.property == "translation":
+                    v = qrot(np.broadcast_to(q_inv, (len(v), 4)), v - t_r)
+                elif c.property == "rotation":
+                    v = qmul(np.broadcast_to(q_inv, (len(v), 4)), v)
+                group = bone
+            elif objs[c.node] is not None:
+                target, base, group = objs[c.node], "", objs[c.node].name
+            else:
+                continue
+            key = target.name
+            if key not in actions:
+                act = bpy.data.actions.new(f"{a.name}" if target.type == "ARMATURE" else f"{a.name} {target.name}")
+                act.use_fake_user = True
+                act["hangar_clip"] = a.name
+                if target.type != "ARMATURE":
+                    act["hangar_node"] = target.get(NODE, c.node)  # exported back as this node's channels
+                actions[key] = (act, target)
+                made += 1
+            act = actions[key][0]
+            path = base + {"translation": "location", "rotation": "rotation_quaternion", "scale": "scale"}[c.property]
+            slot = None
+            for k in range(v.shape[1]):
+                fc, slot = new_fcurve(act, target, path, k, group)
+                add_keys(fc, frames, v[:, k], c.interpolation)
+            if target.name not in first:
+                first[target.name] = (target, act, slot)
+    # A skeleton plays its first clip; a component's parts keep their rest (their offsets) on
+    # show, the clips wait as actions (a part playing a clip would be exported where the clip has it).
+    for target, act, slot in first.values():
+        if target.type != "ARMATURE":
+            continue
+        ad = target.animation_data or target.animation_data_create()
+        ad.action = act
+        if slot is not None and hasattr(ad, "action_slot"):
+            ad.action_slot = slot
+    return made
+
+
+def action_fcurves(action):
+    """Every F-curve of an action: its slots' channel bags (Blender 4.4 on), else its own list."""
+    if hasattr(action, "layers") and action.layers:
+        return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+                for fc in bag.fcurves]
+    return list(getattr(action, "fcurves", []))
+
+
+def keys_of(fc):
+    n = len(fc.keyframe_points)
+    co = np.empty(n * 2, np.float32)
+    fc.keyframe_points.foreach_get("co", co)
+    interp = np.empty(n, np.int32)
+    fc.keyframe_points.foreach_get("interpolation", interp)
+    return co[0::2], co[1::2], interp
+
+
+def animations_from_blender(hangar, node_at, fps):
+    """The clips of the actions hangar made for parts (`hangar_clip`, `hangar_node`), with the keys the
+    user has (a key a keyframe, not a key a frame), in glTF's frame."""
+    clips = {}
+    for act in bpy.data.actions:
+        node = node_at.get(act.get("hangar_node", -1))
+        if "hangar_clip" not in act or node is None:
+            continue
+        by_path = {}
+        for fc in action_fcurves(act):
+            by_path.setdefault(fc.data_path, {})[fc.array_index] = fc
+        for path, prop, width, rest in (("location", "translation", 3, (0.0, 0.0, 0.0)),
+                                         ("rotation_quaternion", "rotation", 4, (1.0, 0.0, 0.0, 0.0)),
+                                         ("scale", "scale", 3, (1.0, 1.0, 1.0))):
+            fcs = by_path.get(path)
+            if not fcs:
+                continue
+            keys = {i: keys_of(fc) for i, fc in fcs.items()}
+            frames = np.unique(np.concatenate([k[0] for k in keys.values()]))
+            v = np.empty((len(frames), width), np.float64)
+            step = True
+            for i in range(width):
+                if i not in keys:
+                    v[:, i] = rest[i]
+                    continue
+                f, val, interp = keys[i]
+                step = step and bool(np.all(interp == 0))
+                v[:, i] = val if len(f) == len(frames) and np.array_equal(f, frames) else [fcs[i].evaluate(x) for x in frames]
+            if prop == "translation":
+                v = np.stack([v[:, 0], v[:, 2], -v[:, 1]], -1)
+            elif prop == "rotation":
+                v = np.stack([v[:, 1], v[:, 3], -v[:, 2], v[:, 0]], -1)
+            else:
+                v = np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
+            clips.setdefault(act["hangar_clip"], []).append(hangar.Channel(
+                node=node, property=prop, times=(frames / fps).astype(np.float32),
+                values=v.astype(np.float32), interpolation="STEP" if step else "LINEAR"))
+    return [hangar.Animation(name=name, channels=chans) for name, chans in clips.items()]
