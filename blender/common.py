@@ -25,6 +25,7 @@ DIGEST = "hangar_digest"  # on a mesh: digest of the data as imported
 FULL_NAME = "hangar_name"  # the node's name when Blender cut it (63 bytes)
 
 
+MATERIAL = "hangar_material"  # on a material: 1 when imported (one made in Blender has none)
 MOTION_FILES = "hangar_motions"  # on the collection: the motions imported with the model (JSON list)
 
 

@@ -9,11 +9,11 @@ import numpy as np
 
 from . import materials as materials_
 from .animation import animations_from_blender
-from .common import (EXTRAS, FULL_NAME, KIND, MOTION_FILES, NODE, SOURCE, all_objects, hangar_lib, mesh_changed,
+from .common import (EXTRAS, FULL_NAME, KIND, MATERIAL, MOTION_FILES, NODE, SOURCE, all_objects, hangar_lib, mesh_changed,
                      pts_from_blender, source_collection, trs_from_blender, without_suffix)
 
 
-def mesh_from_blender(hangar, ob, materials, mat_index):
+def mesh_from_blender(hangar, ob, materials, mat_index, output):
     me = ob.data
     me.calc_loop_triangles()
     nt = len(me.loop_triangles)
@@ -47,7 +47,10 @@ def mesh_from_blender(hangar, ob, materials, mat_index):
                 mat_index[name] = len(materials)
                 bm = bpy.data.materials.get(name)
                 extras = json.loads(bm[EXTRAS]) if bm is not None and EXTRAS in bm else {}
-                materials.append(hangar.Material(name=name.split(".0")[0] if extras else name, extras=extras))
+                # A material made in Blender is named as the game finds it (X4: collection.material).
+                made_here = bm is not None and MATERIAL not in bm and EXTRAS not in bm
+                final = hangar.material_name(output, name) if made_here else name.split(".0")[0] if extras else name
+                materials.append(hangar.Material(name=final, extras=extras))
             mi = mat_index[name]
         prims.append(hangar.Primitive(indices=sel, material=mi))
     return hangar.Mesh(name=me.name, positions=pts_from_blender(co.reshape(-1, 3)),
@@ -62,7 +65,7 @@ def object_trs(ob):
     return trs_from_blender(tuple(loc), tuple(q), tuple(s))
 
 
-def scene_from_collection(hangar, coll):
+def scene_from_collection(hangar, coll, output):
     """The neutral scene of an imported component: nodes from the objects (their stored index order),
     meshes only where Blender's data differs from what was imported (the others are written back as
     their files)."""
@@ -88,7 +91,7 @@ def scene_from_collection(hangar, coll):
                 changed += diff
                 if diff:
                     mesh_of[me.name] = len(sc.meshes)
-                    sc.meshes.append(mesh_from_blender(hangar, o, sc.materials, mat_index))
+                    sc.meshes.append(mesh_from_blender(hangar, o, sc.materials, mat_index, output))
                 else:
                     mesh_of[me.name] = None
             node.mesh = mesh_of[me.name]
@@ -123,7 +126,7 @@ def weights_from_groups(ob, skin, nodes):
     return joints, weights
 
 
-def patched_original(hangar, coll):
+def patched_original(hangar, coll, output):
     """The imported file's own scene with what Blender changed put in: the place of each object made
     for one of its nodes, and each mesh whose data differ from what was imported (its colours and skin
     weights kept when its vertex count is, else the weights taken from the vertex groups). Bones,
@@ -156,7 +159,7 @@ def patched_original(hangar, coll):
             k = None if bm is None else material_at.get(bm.name, material_at.get(without_suffix(bm.name)))
             if k is not None:
                 known[bm.name] = k
-        new = mesh_from_blender(hangar, o, sc.materials, known)
+        new = mesh_from_blender(hangar, o, sc.materials, known, output)
         new.name, new.extras = old.name, old.extras
         if len(new.positions) == len(old.positions):
             new.colors, new.custom, new.morph_targets = old.colors, old.custom, old.morph_targets
@@ -186,9 +189,9 @@ def export_model(hangar, context, path):
     if ext == "xml":
         if coll.get(KIND) != "component":
             raise hangar.Error(f"{coll.name} is not a component: export it as .{coll.get(KIND)}")
-        sc, _ = scene_from_collection(hangar, coll)
+        sc, _ = scene_from_collection(hangar, coll, path)
         return hangar.write(sc, path, original=src)
-    sc, changed = patched_original(hangar, coll)
+    sc, changed = patched_original(hangar, coll, path)
     if not changed:
         # Nothing edited: the library converts the original (byte for byte into its own format).
         gltf = ext in ("glb", "gltf")  # a glTF takes the motions' clips along, a game file is itself

@@ -11,7 +11,7 @@ from mathutils import Matrix, Quaternion, Vector
 
 from . import materials as materials_
 from .animation import import_animations
-from .common import (DIGEST, EXTRAS, FULL_NAME, KIND, MOTION_FILES, NODE, SOURCE, hangar_lib, mesh_digest,
+from .common import (DIGEST, EXTRAS, FULL_NAME, KIND, MATERIAL, MOTION_FILES, NODE, SOURCE, hangar_lib, mesh_digest,
                      pts_to_blender, trs_to_blender)
 
 
@@ -249,6 +249,7 @@ def import_file(context, path, motions=()):
     images = {}
     for mt in scene.materials:
         bm = bpy.data.materials.new(mt.name or "material")
+        bm[MATERIAL] = 1
         if mt.extras:
             bm[EXTRAS] = json.dumps(mt.extras)
         materials_.build(hangar, bm, mt, scene.pictures, images)

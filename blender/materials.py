@@ -13,6 +13,8 @@ import tempfile
 import bpy
 import numpy as np
 
+from .common import EXTRAS, MATERIAL
+
 TEAM = "hangar_team_colour"  # scene property: the player colour shown where an SC2 diffuse's alpha is 0
 KEY = "hangar_texture"  # on an image: the picture's key (the game path of its texture)
 SLOT = "hangar_slot"  # on an image: the slot it fills (base_color, normal, metallic_roughness, ...)
@@ -150,14 +152,45 @@ def changed_images(hangar, materials):
     return out
 
 
+def image_slot(bsdf_input):
+    """The slot an image fills through the Principled BSDF input it feeds (directly, or through a
+    Normal Map or Separate Color node, as `build` wires them)."""
+    return {"Base Color": "base_color", "Normal": "normal", "Emission Color": "emissive", "Emission": "emissive",
+            "Metallic": "metallic_roughness", "Roughness": "metallic_roughness"}.get(bsdf_input)
+
+
+def new_images(hangar, materials, output):
+    """(material, slot, "", pixels top row first) of each image of a material made in Blender (not
+    imported: no `hangar_extras`) that feeds its Principled BSDF, the material named as the model
+    written to `output` names it (`hangar.material_name`)."""
+    out = []
+    for bm in materials:
+        if bm is None or MATERIAL in bm or EXTRAS in bm or not bm.node_tree:  # imported, not new
+            continue
+        for link in bm.node_tree.links:
+            if link.to_node.type != "BSDF_PRINCIPLED":
+                continue
+            src = link.from_node
+            if src.type in ("NORMAL_MAP", "SEPARATE_COLOR") and src.inputs[-1].links:
+                src = src.inputs[-1].links[0].from_node
+            slot = image_slot(link.to_socket.name)
+            if src.type != "TEX_IMAGE" or src.image is None or slot is None or KEY in src.image:
+                continue
+            if any(e[0] == bm.name and e[1] == slot for e in out):
+                continue
+            out.append((bm.name, slot, "", np.ascontiguousarray(pixels(src.image)[::-1])))
+    return [(hangar.material_name(output, name), slot, key, px) for name, slot, key, px in out]
+
+
 def write_textures(hangar, source, output, materials):
-    """The images changed in Blender written back beside `output` as the game reads them; returns
-    messages of what was written."""
-    edits = changed_images(hangar, materials)
+    """The images changed in Blender, and those of materials made in Blender, written back beside
+    `output` as the game reads them (an X4 material new in Blender also into the mod's material
+    library); returns messages of what was written and what was not."""
+    edits = changed_images(hangar, materials) + new_images(hangar, materials, output)
     if not edits:
         return []
     wrote = hangar.write_textures(source, output, edits)
-    return [f"wrote {f}{what}" for f, what in wrote]
+    return [f"wrote {f}{what}" if f is not None else what for f, what in wrote]
 
 
 def register():

@@ -242,6 +242,47 @@ def retexture():
     return ""
 
 
+def new_material():
+    """A material made in Blender with a painted image, given to an X4 ship's hull: File > Export
+    writes the image as a gzip'd BC3 DDS at assets/textures/<collection>/<material>_diffuse.gz below
+    the mod's root, adds the material to the mod's library patch and names it so in the part's XMF."""
+    import gzip
+    fresh()
+    src = first("textures/DeadAirRT__deadairfactionamarr/assets/units/size_m/*.xml")
+    bpy.ops.import_scene.hangar(filepath=src)
+    hull = max((o for o in bpy.context.scene.objects if o.type == "MESH" and o.visible_get()),
+               key=lambda o: len(o.data.polygons))
+    img = bpy.data.images.new("red paint", 64, 64)
+    img.pixels.foreach_set([1.0, 0.0, 0.0, 1.0] * 64 * 64)
+    mat = bpy.data.materials.new("Red Paint")
+    mat.use_nodes = True
+    tex = mat.node_tree.nodes.new("ShaderNodeTexImage")
+    tex.image = img
+    bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    mat.node_tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    hull.data.materials.append(mat)
+    hull.data.polygons.foreach_set("material_index", [len(hull.data.materials) - 1] * len(hull.data.polygons))
+    hull.data.update()
+    root = os.path.join(out, "new material")
+    dst = os.path.join(root, "assets", "units", "size_m", os.path.basename(src))
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    if "FINISHED" not in bpy.ops.export_scene.hangar(filepath=dst):
+        return "export did not finish"
+    tex_file = os.path.join(root, "assets", "textures", "ship_dam_m_coercer", "red_paint_diffuse.gz")
+    if not os.path.isfile(tex_file):
+        return f"no {tex_file}: {sorted(os.listdir(root))}"
+    dds = gzip.decompress(open(tex_file, "rb").read())
+    if dds[:4] != b"DDS " or dds[84:88] != b"DXT5" or int.from_bytes(dds[28:32], "little") != 7:
+        return f"texture {dds[:4]} {dds[84:88]} {int.from_bytes(dds[28:32], 'little')} mips"
+    lib = open(os.path.join(root, "libraries", "material_library.xml"), encoding="utf-8-sig").read()
+    want = r"extensions\deadairfactionamarr\assets\textures\ship_dam_m_coercer\red_paint_diffuse"
+    if '<collection name="ship_dam_m_coercer">' not in lib or want not in lib or "evemata" not in lib:
+        return f"library: {lib[-600:]}"
+    data = os.path.join(os.path.dirname(dst), "ship_dam_m_coercer_data")
+    named = [f for f in os.listdir(data) if b"ship_dam_m_coercer.red_paint" in open(os.path.join(data, f), "rb").read()]
+    return "" if len(named) == 1 else f"XMFs naming the material: {named}"
+
+
 def edges():
     """The edge table the library hands over is the one Blender computes itself: after the dropship's
     import every mesh is valid as it is (validate() corrects nothing) and has as many edges as Blender
@@ -413,4 +454,5 @@ checks.case("moved part", moved)
 checks.case("key moved", key_moved)
 checks.case("textures", textures)
 checks.case("retexture", retexture)
+checks.case("new material", new_material)
 checks.finish()

@@ -29,6 +29,19 @@ pub fn exercise(data: &[u8], name: &str, outs: &[&str]) {
     }
 }
 
+/// Opens `data` as `name` and writes it as each of `outs` with `--textures write`: its images
+/// go back as the game's textures. Nothing may panic; errors are fine.
+pub fn textures_back(data: &[u8], name: &str, outs: &[&str]) {
+    let Ok(opened) = open(data, name) else {
+        return;
+    };
+    let mut options = ConvertOptions::default();
+    options.textures.mode = hangar::TextureMode::Write;
+    for out in outs {
+        let _ = opened.write_as(out, &options);
+    }
+}
+
 /// Read -> write -> read -> write: hangar's own output must read back and write the same bytes, and
 /// its JSON dump must turn back into the same file.
 pub fn round_trip(data: &[u8], name: &str) {

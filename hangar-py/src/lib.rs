@@ -159,7 +159,8 @@ fn digest(py: Python<'_>, arrays: Vec<numpy::PyReadonlyArray1<'_, u8>>) -> PyRes
 
 /// Writes textures changed outside the game back as the game reads them, below the folder a model
 /// exported to `output` (from `source`) is the root of. `edits`: (material, slot, key, width,
-/// height, RGBA bytes with rows top to bottom). Returns (file, what) of each file written.
+/// height, RGBA bytes with rows top to bottom; an empty key: a new material's image). Returns
+/// (file, what) of each file written, then (None, warning) of each image not written.
 #[pyfunction]
 fn write_textures(
     py: Python<'_>,
@@ -173,7 +174,7 @@ fn write_textures(
         u32,
         numpy::PyReadonlyArray1<'_, u8>,
     )>,
-) -> PyResult<Vec<(PathBuf, String)>> {
+) -> PyResult<Vec<(Option<PathBuf>, String)>> {
     let mut list = Vec::with_capacity(edits.len());
     for (material, slot, key, width, height, rgba) in &edits {
         let slot = hangar::Slot::from_name(slot)
@@ -189,10 +190,19 @@ fn write_textures(
             },
         });
     }
-    let wrote = py
+    let (wrote, warnings) = py
         .detach(|| hangar::write_textures(&source, &output, &list))
         .map_err(err)?;
-    Ok(wrote.into_iter().map(|w| (w.file, w.what)).collect())
+    let files = wrote.into_iter().map(|w| (Some(w.file), w.what));
+    Ok(files
+        .chain(warnings.into_iter().map(|w| (None, w.to_string())))
+        .collect())
+}
+
+/// The name a material new in an export to `output` takes (`hangar::x4_material_name`).
+#[pyfunction]
+fn material_name(output: PathBuf, name: String) -> String {
+    hangar::x4_material_name(&output, &name).unwrap_or(name)
 }
 
 #[pymodule]
@@ -207,6 +217,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(models, m)?)?;
     m.add_function(wrap_pyfunction!(component_of, m)?)?;
     m.add_function(wrap_pyfunction!(write_textures, m)?)?;
+    m.add_function(wrap_pyfunction!(material_name, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -432,7 +432,8 @@ fn convert_inner<T>(
             return then(plain(r?));
         }
     }
-    let (scene, warnings) = scene_of(opened, input, &stem(input), motions)?;
+    let (mut scene, warnings) = scene_of(opened, input, &stem(input), motions)?;
+    let back = textures_back(opened, &mut scene, input, output, opts)?;
     scene_made(
         Cow::Owned(scene),
         warnings,
@@ -440,7 +441,13 @@ fn convert_inner<T>(
         output,
         opts,
         opened.format.name(),
-        then,
+        |mut made| {
+            if let Some((files, warnings)) = back {
+                made.files.extend(files);
+                made.warnings.extend(warnings);
+            }
+            then(made)
+        },
     )
 }
 
@@ -502,10 +509,9 @@ fn scene_made<T>(
     if let Some(f) = FORMATS.iter().find(|f| f.writes_scene(output)) {
         let (bytes, w) = f.write_scene(&scene, output, &opts.write)?;
         warnings.extend(w);
-        let files = textures_back(input, output, opts, &mut warnings)?;
         return then(Made {
             body: bytes.into(),
-            files,
+            files: Vec::new(),
             warnings,
         });
     }
@@ -537,25 +543,41 @@ fn scene_made<T>(
     }
 }
 
-/// With `--textures write` and a glTF `input`, the files that write its changed images back as the
-/// game reads them beside the game model `output` (originals looked for around `input` and in the
-/// user's views); none otherwise.
+/// With `--textures write`, a glTF `opened` (read from `input`) and a game model `output`: the
+/// files that write the glTF's changed and new images back as the game reads them beside
+/// `output` (originals looked for around `input` and in the user's views), with the warnings of
+/// reading them; none otherwise. A new material in `scene` takes the name its X4 library entry
+/// gets.
+#[allow(clippy::type_complexity)]
 fn textures_back(
+    opened: &Opened<'_>,
+    scene: &mut Scene,
     input: &Path,
     output: &Path,
     opts: &ConvertOptions,
-    warnings: &mut Vec<Warning>,
-) -> Result<Vec<(PathBuf, Vec<u8>)>> {
-    if opts.textures.mode != crate::textures::Mode::Write
-        || !matches!(ext_of(input).as_str(), "glb" | "gltf")
-    {
-        return Ok(Vec::new());
+) -> Result<Option<(Vec<(PathBuf, Vec<u8>)>, Vec<Warning>)>> {
+    let game_model = FORMATS.iter().any(|f| f.writes_scene(output));
+    let bytes = opened.document.source();
+    let (Some(bytes), true, crate::textures::Mode::Write) = (bytes, game_model, opts.textures.mode)
+    else {
+        return Ok(None);
+    };
+    let (mut edits, mut warnings) = crate::gltf::import::images(bytes, input.parent())?;
+    // A material new in the glTF is named in the model as its library entry will be.
+    for e in edits.iter_mut().filter(|e| e.key.is_empty()) {
+        if let Some(name) = crate::textures::x4_material_name(output, &e.material) {
+            for m in scene.materials.iter_mut().filter(|m| m.name == e.material) {
+                m.name.clone_from(&name);
+            }
+            e.material = name;
+        }
     }
-    let bytes = std::fs::read(input).map_err(|e| Error::io(input, e))?;
-    let (edits, w) = crate::gltf::import::images(&bytes, input.parent())?;
+    let (files, w) = crate::textures::texture_files(input, &opts.textures.views, output, &edits)?;
     warnings.extend(w);
-    let files = crate::textures::texture_files(input, &opts.textures.views, output, &edits)?;
-    Ok(files.into_iter().map(|(f, b, _)| (f, b)).collect())
+    Ok(Some((
+        files.into_iter().map(|(f, b, _)| (f, b)).collect(),
+        warnings,
+    )))
 }
 
 /// Finds `scene`'s textures (`model` is where it was read from) and places them for a glTF written

@@ -261,7 +261,8 @@ impl Opened {
         self.parsed.info()
     }
 
-    /// What `hangar validate` reports: the reader's warnings and the format's checks.
+    /// What `hangar validate` reports: the reader's warnings and the format's checks; for a model,
+    /// also what the game would fail on or draw wrong in the textures it names.
     ///
     /// ```
     /// use hangar::Severity;
@@ -270,7 +271,20 @@ impl Opened {
     /// # Ok::<(), hangar::Error>(())
     /// ```
     pub fn validate(&self) -> Vec<Finding> {
-        self.parsed.validate()
+        let mut findings = self.parsed.validate();
+        // A model's textures: where the game would fail on them or draw them wrong.
+        let sc2 = matches!(self.format(), Format::M3Md34 | Format::M3Md33);
+        if sc2
+            || matches!(
+                self.format(),
+                Format::Xmf | Format::ComponentXml | Format::Xac
+            )
+        {
+            if let Ok((mut scene, _)) = self.to_scene() {
+                findings.extend(crate::textures::findings(&mut scene, &self.name, sc2));
+            }
+        }
+        findings
     }
 
     /// Every field as JSON (`hangar dump`); opening the dump and writing it as the original
@@ -441,7 +455,8 @@ impl Opened {
     /// (the document's own `write` knows only the defaults); `None` for anything else.
     fn picture(&self, output: &Path, options: &ConvertOptions) -> Option<Result<Converted>> {
         let bytes = self.picture_bytes()?;
-        let p = crate::textures::convert_texture(bytes, &self.name, output, &options.textures)?;
+        let p =
+            crate::formats::dds::convert(bytes, &self.name, output, options.textures.picture())?;
         Some(p.map(|p| Converted {
             what: format!("{}x{}{}", p.width, p.height, p.what),
             bytes: p.bytes,

@@ -101,6 +101,12 @@ pub trait Document {
     fn motion(&self) -> Option<Motion<'_>> {
         None
     }
+
+    /// The bytes the document was read from, where something else is read from them later (a
+    /// glTF's images, written back as game textures): no second read of the file.
+    fn source(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// Files whose clips can be added to another model (`--motion`).

@@ -118,6 +118,22 @@ pub(crate) fn relative_path(from: &Path, file: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// `base` joined with `rel` as the file system would walk it, each `..` of `rel` taking one
+/// folder off `base` (for messages and results that name a file plainly).
+pub(crate) fn joined(base: &Path, rel: &Path) -> std::path::PathBuf {
+    let mut out = base.to_path_buf();
+    for c in rel.components() {
+        match c {
+            std::path::Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The folder `file` lies (or will be written) in, absolute and with links resolved as far as it
 /// exists.
 pub(crate) fn folder_of(file: &Path) -> Option<std::path::PathBuf> {

@@ -57,7 +57,7 @@ pub use gltf::export::Options as GltfOptions;
 pub use material::{images as material_images, Recipe, Slot};
 pub use original::write_scene_to;
 pub use textures::{
-    write_back as write_textures, Edit as TextureEdit, Mode as TextureMode,
+    write_back as write_textures, x4_material_name, Edit as TextureEdit, Mode as TextureMode,
     Options as TextureOptions, WroteTexture,
 };
 pub use validate::{Finding, Severity};

@@ -361,6 +361,24 @@ fn luma(px: &[u8]) -> u8 {
     ((299 * px[0] as u32 + 587 * px[1] as u32 + 114 * px[2] as u32 + 500) / 1000) as u8
 }
 
+/// A metallic-roughness image split back into the game's grey maps: metal (from blue) and
+/// smoothness (1 - roughness, from green), the inverse of [`metal_roughness`].
+pub fn metal_and_smooth(img: &Image) -> (Image, Image) {
+    let grey = |f: &dyn Fn(&[u8]) -> u8| Image {
+        width: img.width,
+        height: img.height,
+        rgba: img
+            .rgba
+            .chunks_exact(4)
+            .flat_map(|p| {
+                let v = f(p);
+                [v, v, v, 255]
+            })
+            .collect(),
+    };
+    (grey(&|p| p[2]), grey(&|p| 255 - p[1]))
+}
+
 /// Metal and smoothness maps (grey, either may be missing) as glTF's metallic-roughness image:
 /// metalness in blue, roughness = 1 - smoothness in green, red and alpha unused (255). The larger
 /// map's size; the other is sampled nearest. (The library's `Smoothness` and `Metallness` factors

@@ -51,68 +51,15 @@ pub struct Options {
     pub nearby: Nearby,
 }
 
-/// A texture file converted to a picture file.
-pub struct Picture {
-    pub bytes: Vec<u8>,
-    pub width: u32,
-    pub height: u32,
-    /// What was written beyond the size, for messages (", BC7, 10 mip levels").
-    pub what: String,
-    pub warnings: Vec<Warning>,
-}
-
-/// A texture file (`input`: DDS, X4's .gz, PNG, or TGA by its name) converted to what `output`
-/// names: a `.png`, or a `.dds` encoded as `opts.dds` says. `None` when `output` is neither.
-pub fn convert_texture(
-    bytes: &[u8],
-    input: &Path,
-    output: &Path,
-    opts: &Options,
-) -> Option<crate::error::Result<Picture>> {
-    use crate::io::has_ext;
-    let named = |e: crate::error::Error| e.in_file(input);
-    if has_ext(output, "png") {
-        let png_options = dds::PngOptions {
-            level: opts.png,
-            surfaces: opts.surfaces,
-        };
-        return Some(
-            dds::to_png_with(bytes, input, png_options)
-                .map(|p| Picture {
-                    bytes: p.bytes,
-                    width: p.width,
-                    height: p.height,
-                    what: String::new(),
-                    warnings: p.warnings,
-                })
-                .map_err(named),
-        );
+/// The picture options of `opts` (a texture file converted alone).
+impl Options {
+    pub fn picture(&self) -> dds::PictureOptions {
+        dds::PictureOptions {
+            png: self.png,
+            surfaces: self.surfaces,
+            dds: self.dds,
+        }
     }
-    if has_ext(output, "dds") {
-        return Some(
-            (|| {
-                let (img, warnings) = dds::load(bytes, input)?;
-                let bytes = dds::encode::encode(&img, opts.dds)?;
-                let mips = match opts.dds.mipmaps {
-                    dds::encode::Mipmaps::Full => dds::encode::full_chain(img.width, img.height),
-                    dds::encode::Mipmaps::None => 1,
-                };
-                Ok(Picture {
-                    bytes,
-                    width: img.width,
-                    height: img.height,
-                    what: format!(
-                        ", {}, {mips} mip level{}",
-                        opts.dds.encoding.name(),
-                        if mips == 1 { "" } else { "s" }
-                    ),
-                    warnings,
-                })
-            })()
-            .map_err(named),
-        );
-    }
-    None
 }
 
 /// The PNG images of a scene's textures, by the path the materials name them with.
@@ -276,18 +223,8 @@ type Found = (String, Result<Png, Miss>, Vec<Warning>);
 /// not decode is dropped from its slot (never a dangling URI) and reported with the paths looked for.
 /// Its path stays in the material's extras where the format reader put it.
 pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Vec<Warning>) {
-    let mut warnings = Vec::new();
     let search = Search::new(model, &opts.views, &opts.nearby);
-    // X4 names materials `collection.material`; the library knows their textures.
-    let untextured =
-        |m: &crate::model::Material| m.textures == Default::default() && m.name.contains('.');
-    if scene.materials.iter().any(untextured) {
-        let (lib, w) = search.material_library();
-        warnings.extend(w);
-        if let Some(lib) = lib {
-            lib.apply_to_scene(scene);
-        }
-    }
+    let mut warnings = library_onto(scene, &search);
     let mut wanted: Vec<Recipe> = scene
         .materials
         .iter()
@@ -363,6 +300,52 @@ pub fn resolve(scene: &mut Scene, model: &Path, opts: &Options) -> (Resolved, Ve
         ));
     }
     (Resolved { images, loose_png }, warnings)
+}
+
+/// X4 names materials `collection.material`; the library the views make knows their textures,
+/// which go into the materials that name none yet. Returns the library's warnings.
+fn library_onto(scene: &mut Scene, search: &Search<'_>) -> Vec<Warning> {
+    let untextured =
+        |m: &crate::model::Material| m.textures == Default::default() && m.name.contains('.');
+    if !scene.materials.iter().any(untextured) {
+        return Vec::new();
+    }
+    let (lib, warnings) = search.material_library();
+    if let Some(lib) = lib {
+        lib.apply_to_scene(scene);
+    }
+    warnings
+}
+
+/// What the game would fail on or show wrong in the textures of `scene` (read from `model`), for
+/// `hangar validate` on a model: each texture its materials name, found as a conversion finds it,
+/// with the findings the texture file gets alone (a side not a power of two, no mip chain, BC7
+/// in StarCraft II, a normal map in another layout than the game reads), each message naming the
+/// texture as the material names it. What is not found is a conversion's warning, not repeated here.
+pub fn findings(scene: &mut Scene, model: &Path, sc2: bool) -> Vec<crate::validate::Finding> {
+    let nearby = Nearby::default();
+    let search = Search::new(model, &[], &nearby);
+    library_onto(scene, &search);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for m in &scene.materials {
+        for (slot, recipe) in crate::material::images(m) {
+            let normal = slot == crate::material::Slot::Normal;
+            for path in recipe.sources() {
+                if !seen.insert(path.to_ascii_lowercase()) {
+                    continue;
+                }
+                let Ok((bytes, _, _)) = search.read_located(path) else {
+                    continue;
+                };
+                for mut f in dds::document::texture_findings(&bytes, sc2, normal) {
+                    f.message = format!("texture {path} (material {:?}): {}", m.name, f.message);
+                    out.push(f);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The PNG image of one [`Recipe`]: a file as it is (a loose PNG's bytes and path kept), a normal
@@ -656,32 +639,21 @@ pub fn texture_files(
     views: &[GameView],
     output: &Path,
     edits: &[Edit],
-) -> crate::error::Result<Vec<(PathBuf, Vec<u8>, String)>> {
+) -> crate::error::Result<(Vec<TextureFile>, Vec<Warning>)> {
     use crate::material::{Layout, Slot};
     let up = PathBuf::from_iter(std::iter::repeat_n("..", climb(model, output)));
     let dir = output.parent().unwrap_or(Path::new(""));
     let nearby = Nearby::default();
     let search = Search::new(model, views, &nearby);
-    let mut files: Vec<(PathBuf, Vec<u8>, String)> = Vec::new();
+    let mut files: Vec<TextureFile> = Vec::new();
+    let (new, edits): (Vec<&Edit>, Vec<&Edit>) = edits.iter().partition(|e| e.key.is_empty());
     for e in edits {
         // A metallic-roughness image goes back as its two grey maps.
         let parts: Vec<(String, dds::Image)> = match e.slot {
             Slot::MetallicRoughness => {
                 let (metal, smooth) = e.key.split_once('|').unwrap_or((&e.key, ""));
-                let grey = |f: &dyn Fn(&[u8]) -> u8| dds::Image {
-                    width: e.image.width,
-                    height: e.image.height,
-                    rgba: e
-                        .image
-                        .rgba
-                        .chunks_exact(4)
-                        .flat_map(|p| {
-                            let v = f(p);
-                            [v, v, v, 255]
-                        })
-                        .collect(),
-                };
-                [(metal, grey(&|p| p[2])), (smooth, grey(&|p| 255 - p[1]))]
+                let (metal_img, smooth_img) = crate::material::metal_and_smooth(&e.image);
+                [(metal, metal_img), (smooth, smooth_img)]
                     .into_iter()
                     .filter(|(k, _)| !k.is_empty())
                     .map(|(k, i)| (k.to_string(), i))
@@ -732,21 +704,200 @@ pub fn texture_files(
                     ));
                 }
             }
-            let opts = dds::encode::Options {
-                encoding: k.encoding,
-                mipmaps: dds::encode::Mipmaps::Full,
-            };
-            let mut bytes = dds::encode::encode(&image, opts).map_err(|err| err.in_file(&file))?;
-            let mips = dds::encode::full_chain(image.width, image.height);
-            let mut what = format!(", {}, {mips} mip levels", k.encoding.name());
-            if k.gzip {
-                bytes = gzip(&bytes).map_err(|err| crate::error::Error::io(&file, err))?;
-                what.push_str(", gzip'd");
-            }
+            let (bytes, what) = encoded(&image, k.encoding, k.gzip, &file)?;
             files.push((file, bytes, what));
         }
     }
-    Ok(files)
+    let (more, warnings) = new_materials(model, output, &search, &up, &new)?;
+    files.extend(more);
+    Ok((files, warnings))
+}
+
+/// A texture file to write: its path relative to the output's folder, its bytes, and what it is
+/// (", BC3, 10 mip levels, gzip'd").
+pub type TextureFile = (PathBuf, Vec<u8>, String);
+
+/// `image` as the game keeps a texture: `encoding` with a full mip chain, gzip'd (X4's `.gz`) when
+/// asked; `file` names it in errors. With what it is, for messages.
+fn encoded(
+    image: &dds::Image,
+    encoding: dds::encode::Encoding,
+    gzipped: bool,
+    file: &Path,
+) -> crate::error::Result<(Vec<u8>, String)> {
+    let opts = dds::encode::Options {
+        encoding,
+        mipmaps: dds::encode::Mipmaps::Full,
+    };
+    let mut bytes = dds::encode::encode(image, opts).map_err(|err| err.in_file(file))?;
+    let mips = dds::encode::full_chain(image.width, image.height);
+    let mut what = format!(", {}, {mips} mip levels", encoding.name());
+    if gzipped {
+        bytes = gzip(&bytes).map_err(|err| crate::error::Error::io(file, err))?;
+        what.push_str(", gzip'd");
+    }
+    Ok((bytes, what))
+}
+
+/// The X4 name of a material new in an export to `output`: X4 finds a material by
+/// `collection.material`, so a name without a collection gets the model's (its file stem),
+/// both lower case with only letters, digits and `_`. `None` when `output` is no X4 model or
+/// the name has its collection already.
+pub fn x4_material_name(output: &Path, name: &str) -> Option<String> {
+    let x4 = crate::io::has_ext(output, "xml") || crate::io::has_ext(output, "xmf");
+    if !x4 || name.contains('.') {
+        return None;
+    }
+    let plain = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let stem = output
+        .file_stem()
+        .map(|s| s.to_string_lossy())
+        .unwrap_or_default();
+    // A part's XMF (`hull-lod0.xmf`) belongs to the component its folder is the data of.
+    let stem = stem.split('-').next().unwrap_or("model");
+    Some(format!("{}.{}", plain(stem), plain(name)))
+}
+
+/// The folder name the game knows the mod at `root` by (its files are `extensions\NAME\...`):
+/// as its library already writes it, else its `content.xml`'s id, else the folder's own name.
+fn extension_folder(root: &Path, library: Option<&str>) -> String {
+    let written = library.and_then(|text| {
+        let at = text.to_ascii_lowercase().find("extensions\\")? + "extensions\\".len();
+        let name = text.get(at..)?.split(['\\', '"', '/']).next()?;
+        (!name.is_empty()).then(|| name.to_string())
+    });
+    let id = || {
+        let text = std::fs::read_to_string(root.join("content.xml")).ok()?;
+        let doc = roxmltree::Document::parse(text.trim_start_matches('\u{feff}')).ok()?;
+        let id = doc.root_element().attribute("id")?.trim();
+        (!id.is_empty() && !id.contains(['\\', '/', '.'])).then(|| id.to_string())
+    };
+    written.or_else(id).unwrap_or_else(|| {
+        crate::io::canonical(root)
+            .ok()
+            .and_then(|r| r.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_default()
+    })
+}
+
+/// The images of materials new in an export (edits without a game path). X4: each a BC3 DDS,
+/// gzip'd, at `assets/textures/<collection>/<material>_<map>.gz` below the root of the model
+/// written to `output`, and each material an entry of the mod's `libraries/material_library.xml`
+/// (the one at that root, else the model's own mod's, patched; else a new `<diff>`), its maps
+/// named as the game finds them (`extensions\<mod>\...` in a mod). Elsewhere (an M3 names its
+/// textures by layer, which a new material has none of) each is said in a warning, not written.
+fn new_materials(
+    model: &Path,
+    output: &Path,
+    search: &Search<'_>,
+    up: &Path,
+    new: &[&Edit],
+) -> crate::error::Result<(Vec<TextureFile>, Vec<Warning>)> {
+    use crate::formats::x4xml::material_library::{self as library, Property};
+    use crate::material::Slot;
+    if new.is_empty() {
+        return Ok(Default::default());
+    }
+    let x4 = crate::io::has_ext(output, "xml") || crate::io::has_ext(output, "xmf");
+    if !x4 {
+        let warnings = new
+            .iter()
+            .map(|e| {
+                Warning::new(
+                    None,
+                    "materials",
+                    format!(
+                        "material {:?} is new: a StarCraft II material names its textures by layer, and a new one has none; its {} image is not written (paint a material the model had)",
+                        e.material,
+                        e.slot.name()
+                    ),
+                )
+            })
+            .collect();
+        return Ok((Vec::new(), warnings));
+    }
+    let dir = output.parent().unwrap_or(Path::new(""));
+    let root = dir.join(up);
+    // Where the game finds a mod's files: `extensions\<its folder>\...`.
+    let mod_root = [root.clone()]
+        .into_iter()
+        .chain(crate::io::folder_of(model).and_then(|f| {
+            f.ancestors()
+                .find(|a| a.join("content.xml").is_file())
+                .map(Path::to_path_buf)
+        }))
+        .find(|r| r.join("content.xml").is_file());
+    // The library patched: the export root's, else the model's own mod's.
+    let base = [Some(root.clone()), mod_root.clone()]
+        .into_iter()
+        .flatten()
+        .find_map(|r| std::fs::read_to_string(r.join(LIBRARY)).ok());
+    let prefix = mod_root
+        .map(|r| format!("extensions\\{}\\", extension_folder(&r, base.as_deref())))
+        .unwrap_or_default();
+    let (game_library, _) = search.material_library();
+    let mut text = base;
+    let mut files: Vec<TextureFile> = Vec::new();
+    let mut by_material: BTreeMap<String, Vec<Property>> = BTreeMap::new();
+    for e in new {
+        let name = x4_material_name(output, &e.material).unwrap_or_else(|| e.material.clone());
+        let (collection, material) = name.split_once('.').unwrap_or(("", &name));
+        let maps: Vec<(&str, dds::Image)> = match e.slot {
+            Slot::BaseColor => vec![("diffuse_map", e.image.clone())],
+            Slot::Normal => vec![("normal_map", e.image.clone())],
+            Slot::Emissive => vec![("color_glow_map", e.image.clone())],
+            Slot::MetallicRoughness => {
+                let (metal, smooth) = crate::material::metal_and_smooth(&e.image);
+                vec![("metal_map", metal), ("smooth_map", smooth)]
+            }
+            _ => Vec::new(),
+        };
+        for (map, image) in maps {
+            let short = map.trim_end_matches("_map");
+            let rel = format!("assets/textures/{collection}/{material}_{short}");
+            let file = up.join(format!("{rel}.gz"));
+            let (bytes, what) = encoded(&image, dds::encode::Encoding::Bc3, true, &file)?;
+            files.push((file, bytes, what));
+            by_material.entry(name.clone()).or_default().push(Property {
+                ty: "BitMap".into(),
+                name: map.into(),
+                value: format!("{prefix}{}", rel.replace('/', "\\")),
+            });
+        }
+    }
+    for (name, properties) in by_material {
+        let (collection, material) = name.split_once('.').unwrap_or(("", &name));
+        let in_game = game_library.as_ref().is_some_and(|l| {
+            l.collections
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(collection))
+        });
+        let entry = library::Material {
+            name: material.into(),
+            shader: "P1_complex_surface.fx".into(),
+            properties,
+        };
+        text = Some(library::with_material(
+            text.as_deref(),
+            collection,
+            &entry,
+            in_game,
+        )?);
+    }
+    if let Some(text) = text {
+        files.push((up.join(LIBRARY), text.into_bytes(), String::new()));
+    }
+    Ok((files, Vec::new()))
 }
 
 /// The texture files of `edits` (`texture_files`) written beside `output` (a model exported from
@@ -755,22 +906,23 @@ pub fn write_back(
     model: &Path,
     output: &Path,
     edits: &[Edit],
-) -> crate::error::Result<Vec<WroteTexture>> {
+) -> crate::error::Result<(Vec<WroteTexture>, Vec<Warning>)> {
     let dir = output.parent().unwrap_or(Path::new(""));
-    let files = texture_files(model, &[], output, edits)?;
+    let (files, warnings) = texture_files(model, &[], output, edits)?;
     let whole: Vec<(PathBuf, Vec<u8>)> = files
         .iter()
-        .map(|(f, b, _)| (dir.join(f), b.clone()))
+        .map(|(f, b, _)| (crate::io::joined(dir, f), b.clone()))
         .collect();
     for (f, _) in &whole {
         crate::io::create_parent(f)?;
     }
     crate::io::write_files(&whole)?;
-    Ok(files
+    let wrote = files
         .into_iter()
         .zip(whole)
         .map(|((_, _, what), (file, _))| WroteTexture { file, what })
-        .collect())
+        .collect();
+    Ok((wrote, warnings))
 }
 
 /// `bytes` gzip'd, as X4 packs its textures.
@@ -861,6 +1013,74 @@ mod tests {
             "{}",
             w[0].message
         );
+    }
+
+    /// `validate` on a model reads the textures it names: a StarCraft II normal map written as RGB
+    /// (not DXT5nm), 100 pixels wide and without mips, gets those three warnings, each naming the
+    /// texture and its material; the same file as the diffuse of an X4 model gets two (X4 reads
+    /// RGB normals, and a diffuse has no layout to check).
+    #[test]
+    fn a_models_textures_are_validated_as_its_game_reads_them() {
+        let dir =
+            std::env::temp_dir().join(format!("hangar-texture-findings-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (w, h) = (100, 64);
+        let flat = dds::Image {
+            width: w,
+            height: h,
+            rgba: [128u8, 128, 255, 255].repeat((w * h) as usize),
+        };
+        let opts = dds::encode::Options {
+            encoding: dds::encode::Encoding::Bc3,
+            mipmaps: dds::encode::Mipmaps::None,
+        };
+        std::fs::write(
+            dir.join("unit_n.dds"),
+            dds::encode::encode(&flat, opts).unwrap(),
+        )
+        .unwrap();
+        let scene = |normal: bool| {
+            let mut s = crate::model::Scene::default();
+            let path = Some("unit_n.dds".to_string());
+            s.materials.push(crate::model::Material {
+                name: "unit".into(),
+                textures: if normal {
+                    crate::model::Textures {
+                        normal: path,
+                        ..Default::default()
+                    }
+                } else {
+                    crate::model::Textures {
+                        base_color: path,
+                        ..Default::default()
+                    }
+                },
+                ..Default::default()
+            });
+            s
+        };
+        let found = findings(&mut scene(true), &dir.join("unit.m3"), true);
+        let paths: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["DDS.width", "DDS.mipMapCount", "DDS.data"],
+            "{found:?}"
+        );
+        assert!(found.iter().all(|f| f
+            .message
+            .starts_with("texture unit_n.dds (material \"unit\"): ")));
+        assert!(
+            found[2]
+                .message
+                .contains("stored as Rgb, but StarCraft II reads Dxt5nm"),
+            "{}",
+            found[2].message
+        );
+        let found = findings(&mut scene(false), &dir.join("unit.xmf"), false);
+        let paths: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["DDS.width", "DDS.mipMapCount"], "{found:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     use super::*;

@@ -199,7 +199,9 @@ fn a_painted_bc1_texture_goes_back_as_bc1_with_its_one_bit_alpha() {
     let _ = std::fs::remove_dir_all(&out);
     let e = edit(&root, key, file);
     let painted = e.image.clone();
-    let wrote = hangar::write_textures(&model, &out.join("Flamethrowerbackpack.m3"), &[e]).unwrap();
+    let (wrote, warnings) =
+        hangar::write_textures(&model, &out.join("Flamethrowerbackpack.m3"), &[e]).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(wrote.len(), 1);
     let written = out.join(key);
     assert_eq!(wrote[0].file, written);
@@ -230,6 +232,7 @@ fn a_painted_bc1_texture_goes_back_as_bc1_with_its_one_bit_alpha() {
     let again = out.join("again");
     assert!(hangar::write_textures(&model, &again.join("x.m3"), &[same])
         .unwrap()
+        .0
         .is_empty());
     assert!(!again.exists());
 }
@@ -368,4 +371,105 @@ fn validate_warns_where_the_game_would_fail_on_a_texture() {
         assert!(w.iter().any(|m| m.contains(want)), "{want}: {w:?}");
     }
     assert_eq!(w.len(), 3, "{w:?}");
+
+    // On a model: the textures it names, each warning naming the texture and its material; a
+    // model whose textures are as the game reads them gets none.
+    let flame = warned(&root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3"));
+    let about_textures: Vec<&String> = flame.iter().filter(|m| m.starts_with("texture ")).collect();
+    assert_eq!(about_textures.len(), 1, "{flame:?}");
+    assert!(
+        about_textures[0].contains("FlameBPTexture.dds")
+            && about_textures[0].contains("no mip levels"),
+        "{flame:?}"
+    );
+    let tower =
+        warned(&root.join("ArtemKez__testMod/Base.SC2Data/Assets/Models/Capillary Tower.m3"));
+    assert!(
+        tower.iter().all(|m| !m.starts_with("texture ")),
+        "{tower:?}"
+    );
+}
+
+/// A material new in the export of an X4 ship (Blender's new material with a painted image): its
+/// image goes to `assets/textures/<collection>/<material>_diffuse.gz` below the mod's root, BC3
+/// gzip'd with a full mip chain, and the material into the mod's own library (a `<diff>` patch),
+/// named as the game finds the mod's files; the patch's other materials are kept. A new material
+/// of an M3 has no layer to name its image: a warning, nothing written.
+#[test]
+fn a_new_x4_material_goes_into_the_mods_library_with_its_texture() {
+    let Some(root) = textures_root() else { return };
+    let mod_dir = root.join("DeadAirRT__deadairfactionamarr");
+    let model = mod_dir.join("assets/units/size_m/ship_dam_m_coercer.xml");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-new/deadair");
+    let _ = std::fs::remove_dir_all(&out);
+    let output = out.join("assets/units/size_m/ship_dam_m_coercer.xml");
+    let name = hangar::x4_material_name(&output, "Red Paint").unwrap();
+    assert_eq!(name, "ship_dam_m_coercer.red_paint");
+    let red = dds::Image {
+        width: 64,
+        height: 64,
+        rgba: [255, 0, 0, 255].repeat(64 * 64),
+    };
+    let edit = hangar::TextureEdit {
+        material: name.clone(),
+        slot: hangar::Slot::BaseColor,
+        key: String::new(),
+        image: red,
+    };
+    let (wrote, warnings) =
+        hangar::write_textures(&model, &output, std::slice::from_ref(&edit)).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let files: Vec<PathBuf> = wrote.iter().map(|w| w.file.clone()).collect();
+    let texture = out.join("assets/textures/ship_dam_m_coercer/red_paint_diffuse.gz");
+    let library = out.join("libraries/material_library.xml");
+    assert_eq!(files, [texture.clone(), library.clone()]);
+    let png = dds::to_png(&std::fs::read(&texture).unwrap(), dds::PngCompression::Fast).unwrap();
+    assert_eq!((png.width, png.height), (64, 64));
+    let dds_bytes = {
+        use std::io::Read;
+        let mut d = Vec::new();
+        flate2::read::GzDecoder::new(&std::fs::read(&texture).unwrap()[..])
+            .read_to_end(&mut d)
+            .unwrap();
+        d
+    };
+    let h = dds::read_header(&dds_bytes).unwrap();
+    assert_eq!((h.format, h.mips), (dds::Format::Bc3, 7));
+    let back = dds::decode(&dds_bytes).unwrap().0;
+    assert_eq!(&back.rgba[..4], &[255, 0, 0, 255][..], "red, exact in BC3");
+
+    // The mod's patch, with the new material added and everything before it kept.
+    let orig = std::fs::read_to_string(mod_dir.join("libraries/material_library.xml")).unwrap();
+    let text = std::fs::read_to_string(&library).unwrap();
+    let cut = orig.rfind("</diff>").unwrap();
+    let kept = orig[..cut].trim_end();
+    assert!(text.starts_with(kept), "the patch is kept");
+    let entry = r#"<property type="BitMap" name="diffuse_map" value="extensions\deadairfactionamarr\assets\textures\ship_dam_m_coercer\red_paint_diffuse"/>"#;
+    assert_eq!(
+        text.matches(entry).count(),
+        1,
+        "{}",
+        &text[cut.saturating_sub(10)..]
+    );
+    assert!(text.contains(r#"<collection name="ship_dam_m_coercer">"#));
+    assert_eq!(
+        text.matches("<material ").count(),
+        orig.matches("<material ").count() + 1
+    );
+
+    // Written again (the export repeated): still one entry.
+    let (_, _) = hangar::write_textures(&model, &output, std::slice::from_ref(&edit)).unwrap();
+    let again = std::fs::read_to_string(&library).unwrap();
+    assert_eq!(again.matches(entry).count(), 1);
+
+    // An M3's new material: said, not written.
+    let flame = root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3");
+    let m3_out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-new/m3");
+    let _ = std::fs::remove_dir_all(&m3_out);
+    let (wrote, warnings) =
+        hangar::write_textures(&flame, &m3_out.join("Flamethrowerbackpack.m3"), &[edit]).unwrap();
+    assert!(wrote.is_empty());
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].message.contains("is new"), "{:?}", warnings[0]);
+    assert!(!m3_out.exists());
 }

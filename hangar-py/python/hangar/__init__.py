@@ -24,7 +24,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write", "digest", "models", "component_of", "write_textures",
+    "Error", "info", "validate", "convert", "open", "write", "digest", "models", "component_of", "write_textures", "material_name",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
 ]
@@ -315,7 +315,7 @@ def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike
     return [_warning_text(x) for x in w]
 
 
-def write_textures(source: str | PathLike[str], output: str | PathLike[str], edits: list) -> list[tuple[str, str]]:
+def write_textures(source: str | PathLike[str], output: str | PathLike[str], edits: list) -> list[tuple[str | None, str]]:
     """Writes textures changed outside the game back as the game reads them: each at the path its
     material names, below the folder the model from ``source`` is exported into as ``output`` (SC2 a
     .dds, X4 a gzip'd .gz where the original is one), in the original's compression with a full mip
@@ -323,11 +323,22 @@ def write_textures(source: str | PathLike[str], output: str | PathLike[str], edi
     ``edits``: (material name, slot, picture key, pixels) with pixels a uint8 (height, width, 4) RGBA
     array, rows top to bottom; slots and keys as ``Material.images`` gives them. Images whose pixels
     are the original's are not written; a path outside the folder is refused, naming the material.
-    Returns (file, what) for each file written."""
+    A key of ``""`` is a new material's image: for X4 it goes to
+    ``assets/textures/<collection>/<material>_<map>.gz`` and the material into the mod's
+    ``libraries/material_library.xml`` (name the material with ``material_name`` first).
+    Returns (file, what) for each file written, then (None, warning) for each image not written."""
     native = []
     for material, slot, key, px in edits:
         px = np.ascontiguousarray(px, dtype=np.uint8)
         if px.ndim != 3 or px.shape[2] != 4:
             raise Error(f"material {material!r}: pixels must be (height, width, 4), not {px.shape}")
         native.append((material, slot, key, px.shape[1], px.shape[0], px.reshape(-1)))
-    return [(fspath(f), w) for f, w in _native.write_textures(fspath(source), fspath(output), native)]
+    return [(fspath(f) if f is not None else None, w)
+            for f, w in _native.write_textures(fspath(source), fspath(output), native)]
+
+
+def material_name(output: str | PathLike[str], name: str) -> str:
+    """The name a material new in Blender takes in a model written as ``output``: X4 finds
+    materials by ``collection.material``, so a name without a collection gets the model's; other
+    names and games keep theirs."""
+    return _native.material_name(fspath(output), name)

@@ -10,7 +10,8 @@ use std::path::Path;
 
 pub struct GltfFormat;
 
-struct SceneDocument(Scene);
+/// The scene read, and the bytes it was read from (its images are read again for `--textures write`).
+struct SceneDocument<'a>(Scene, &'a [u8]);
 
 impl FileFormat for GltfFormat {
     fn formats(&self) -> &'static [Format] {
@@ -36,11 +37,15 @@ impl FileFormat for GltfFormat {
                 .file_stem()
                 .map_or("model".into(), |s| s.to_string_lossy().into_owned());
         }
-        Ok(Opened::new(format, SceneDocument(scene), imported.warnings))
+        Ok(Opened::new(
+            format,
+            SceneDocument(scene, bytes),
+            imported.warnings,
+        ))
     }
 }
 
-impl Document for SceneDocument {
+impl Document for SceneDocument<'_> {
     fn info(&self) -> Info {
         let s = &self.0;
         Info {
@@ -77,5 +82,9 @@ impl Document for SceneDocument {
     ) -> Result<(Scene, Vec<Warning>)> {
         no_motions(motions)?;
         Ok((self.0.clone(), Vec::new()))
+    }
+
+    fn source(&self) -> Option<&[u8]> {
+        Some(self.1)
     }
 }

@@ -999,14 +999,12 @@ pub fn images(
                 continue;
             };
             let material = m.name().unwrap_or("").to_string();
-            let Some(key) = img.name().filter(|n| !n.is_empty()) else {
-                skip(format!(
-                    "images[{}] has no name (the game path hangar gives it): not written back",
-                    img.index()
-                ));
-                continue;
-            };
-            if edits.iter().any(|e| e.key == key && e.slot == slot) {
+            // hangar names each image by its game path; one without a name is new (a new
+            // material's), written where its material's library entry says.
+            let key = img.name().unwrap_or("");
+            if edits.iter().any(|e| {
+                e.key == key && e.slot == slot && (!key.is_empty() || e.material == material)
+            }) {
                 continue;
             }
             let data = match img.source() {

@@ -1,7 +1,7 @@
 //! Texture files in the registry: DDS (and X4's gzip'd `.gz`), PNG, and TGA (by its name).
 //! `hangar info` tells their size, pixel format, mip levels, surfaces and colour space; `validate`
 //! finds what is missing or broken; a `.png` or `.dds` output is made by
-//! `textures::convert_texture`, the code `hangar convert` uses for textures.
+//! [`super::convert`], the code `hangar convert` uses for textures.
 
 use super::{Content, Header};
 use crate::detect::Format;
@@ -104,7 +104,8 @@ impl Document for TextureDocument<'_> {
                 v.push(e.into());
             }
         } else {
-            v.extend(game_findings(&self.facts, self.bytes, &self.name));
+            let (sc2, normal) = (in_sc2(&self.name), named_normal(&self.name));
+            v.extend(game_findings(&self.facts, self.bytes, sc2, normal));
         }
         v
     }
@@ -122,9 +123,27 @@ impl Document for TextureDocument<'_> {
 
     /// A `.png` or `.dds`, made as `hangar convert` makes them (default options).
     fn write(&self, output: &Path) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
-        let options = crate::textures::Options::default();
-        crate::textures::convert_texture(self.bytes, &self.name, output, &options)
+        super::convert(self.bytes, &self.name, output, Default::default())
             .map(|r| r.map(|p| (p.bytes, p.warnings)))
+    }
+}
+
+/// What `validate` says of a DDS (or X4's `.gz`) a model uses, where the model tells what the
+/// name cannot: whether StarCraft II reads it (`sc2`) and whether it is a normal map. The
+/// header's findings first; nothing for a PNG (the modder's own picture).
+pub fn texture_findings(bytes: &[u8], sc2: bool, normal: bool) -> Vec<Finding> {
+    let facts = match super::unpack(bytes) {
+        Ok(Content::Dds(d)) => dds_facts(&d),
+        Ok(Content::Png(_)) => return Vec::new(),
+        Err(e) => return vec![e.into()],
+    };
+    match facts {
+        Ok(f) => {
+            let mut v = f.findings.clone();
+            v.extend(game_findings(&f, bytes, sc2, normal));
+            v
+        }
+        Err(e) => vec![e.into()],
     }
 }
 
@@ -153,7 +172,7 @@ fn named_normal(name: &Path) -> bool {
 /// Where a game would fail or look wrong with this DDS: a side that is not a power of two, no mip
 /// chain, a format StarCraft II does not read (BC7), a normal map in another layout than its game
 /// reads (SC2: DXT5nm, x in alpha; X4: RGB). See docs/MATERIALS.md.
-fn game_findings(f: &Facts, bytes: &[u8], name: &Path) -> Vec<Finding> {
+fn game_findings(f: &Facts, bytes: &[u8], sc2: bool, normal: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     if !f.width.is_power_of_two() || !f.height.is_power_of_two() {
         out.push(Finding::warning(
@@ -170,14 +189,13 @@ fn game_findings(f: &Facts, bytes: &[u8], name: &Path) -> Vec<Finding> {
             "no mip levels: the game samples smaller levels at a distance (it shimmers or reads past the data); write a full chain",
         ));
     }
-    let sc2 = in_sc2(name);
     if sc2 && f.pixel_format.contains("BC7") {
         out.push(Finding::warning(
             "DDS.pixelFormat",
             "BC7 in a StarCraft II folder: the game reads DXT1/DXT5 (BC1/BC3) and uncompressed DDS, not BC7",
         ));
     }
-    if named_normal(name) {
+    if normal {
         let decoded = match super::unpack(bytes) {
             Ok(Content::Dds(d)) => super::decode(&d).ok(),
             _ => None,

@@ -949,3 +949,77 @@ pub fn png_size(p: &[u8]) -> Option<(u32, u32)> {
     let h = u32::from_be_bytes(p.get(20..24)?.try_into().ok()?);
     Some((w, h))
 }
+
+/// How a texture file converted alone becomes a picture file: the PNG's compression and surfaces,
+/// the DDS's encoding.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PictureOptions {
+    pub png: PngCompression,
+    /// A cube map, array or volume converted to a .png: one surface or all side by side.
+    pub surfaces: Surfaces,
+    pub dds: encode::Options,
+}
+
+/// A texture file converted to a picture file.
+pub struct Picture {
+    pub bytes: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    /// What was written beyond the size, for messages (", BC7, 10 mip levels").
+    pub what: String,
+    pub warnings: Vec<Warning>,
+}
+
+/// A texture file (`input`: DDS, X4's .gz, PNG, or TGA by its name) converted to what `output`
+/// names: a `.png`, or a `.dds` encoded as `opts.dds` says. `None` when `output` is neither.
+pub fn convert(
+    bytes: &[u8],
+    input: &std::path::Path,
+    output: &std::path::Path,
+    opts: PictureOptions,
+) -> Option<Result<Picture>> {
+    use crate::io::has_ext;
+    let named = |e: crate::error::Error| e.in_file(input);
+    if has_ext(output, "png") {
+        let png_options = PngOptions {
+            level: opts.png,
+            surfaces: opts.surfaces,
+        };
+        return Some(
+            to_png_with(bytes, input, png_options)
+                .map(|p| Picture {
+                    bytes: p.bytes,
+                    width: p.width,
+                    height: p.height,
+                    what: String::new(),
+                    warnings: p.warnings,
+                })
+                .map_err(named),
+        );
+    }
+    if has_ext(output, "dds") {
+        return Some(
+            (|| {
+                let (img, warnings) = load(bytes, input)?;
+                let bytes = encode::encode(&img, opts.dds)?;
+                let mips = match opts.dds.mipmaps {
+                    encode::Mipmaps::Full => encode::full_chain(img.width, img.height),
+                    encode::Mipmaps::None => 1,
+                };
+                Ok(Picture {
+                    bytes,
+                    width: img.width,
+                    height: img.height,
+                    what: format!(
+                        ", {}, {mips} mip level{}",
+                        opts.dds.encoding.name(),
+                        if mips == 1 { "" } else { "s" }
+                    ),
+                    warnings,
+                })
+            })()
+            .map_err(named),
+        );
+    }
+    None
+}

@@ -43,6 +43,19 @@ fn xml_error(e: roxmltree::Error) -> Error {
     )
 }
 
+/// `text` as XML, refused when nested deeper than any real library.
+fn parsed(text: &str) -> Result<roxmltree::Document<'_>> {
+    let doc = roxmltree::Document::parse(text).map_err(xml_error)?;
+    if doc
+        .root_element()
+        .descendants()
+        .any(|n| n.ancestors().count() > MAX_DEPTH)
+    {
+        return Err(Error::invalid(0, "material_library", "nested too deep"));
+    }
+    Ok(doc)
+}
+
 fn attr(n: roxmltree::Node<'_, '_>, name: &str) -> String {
     n.attribute(name).unwrap_or_default().to_string()
 }
@@ -96,15 +109,8 @@ fn selected(sel: &str, tag: &str) -> Option<String> {
 impl Library {
     /// Reads a whole library, or applies a `<diff>` onto `self`.
     pub fn apply(&mut self, text: &str) -> Result<Vec<Warning>> {
-        let text = text.trim_start_matches('\u{feff}');
-        let doc = roxmltree::Document::parse(text).map_err(xml_error)?;
+        let doc = parsed(text.trim_start_matches('\u{feff}'))?;
         let root = doc.root_element();
-        if root
-            .descendants()
-            .any(|n| n.ancestors().count() > MAX_DEPTH)
-        {
-            return Err(Error::invalid(0, "material_library", "nested too deep"));
-        }
         let mut warnings = Vec::new();
         match root.tag_name().name() {
             "materiallibrary" => {
@@ -232,9 +238,253 @@ impl Library {
     }
 }
 
+/// `v` as an XML attribute value.
+fn escaped(v: &str) -> String {
+    v.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// `m` as the library writes a material, its first line at `at` and each level `unit` deeper.
+fn material_xml(m: &Material, at: &str, unit: &str) -> String {
+    let mut s = format!(
+        "<material name=\"{}\" shader=\"{}\" blendmode=\"NONE\" preview=\"none\">\n{at}{unit}<properties>\n",
+        escaped(&m.name),
+        escaped(&m.shader)
+    );
+    for p in &m.properties {
+        s += &format!(
+            "{at}{unit}{unit}<property type=\"{}\" name=\"{}\" value=\"{}\"/>\n",
+            escaped(&p.ty),
+            escaped(&p.name),
+            escaped(&p.value)
+        );
+    }
+    s + &format!("{at}{unit}</properties>\n{at}</material>")
+}
+
+/// The whitespace that starts the line `pos` lies on.
+fn indent_at(text: &str, pos: usize) -> &str {
+    let start = text
+        .get(..pos)
+        .and_then(|s| s.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let line = text.get(start..).unwrap_or("");
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// A mod's library `text` with the material `m` of `collection` in it, all else kept byte for
+/// byte: a material of that name there already is replaced (an export again), a collection the
+/// text has gets it added, else a new one is made (`in_game`: the game's library has that
+/// collection, which a `<diff>` then adds to instead). `None` (the mod has no library) gives a
+/// new `<diff>` patch, as a mod's library patches the game's.
+pub fn with_material(
+    text: Option<&str>,
+    collection: &str,
+    m: &Material,
+    in_game: bool,
+) -> Result<String> {
+    let c = escaped(collection);
+    let Some(text) = text else {
+        let u = "  ";
+        let (open, close, at) = if in_game {
+            (
+                format!("{u}<add sel=\"/materiallibrary/collection[@name='{c}']\">\n"),
+                format!("{u}</add>\n"),
+                format!("{u}{u}"),
+            )
+        } else {
+            (
+                format!("{u}<add sel=\"/materiallibrary\">\n{u}{u}<collection name=\"{c}\">\n"),
+                format!("{u}{u}</collection>\n{u}</add>\n"),
+                format!("{u}{u}{u}"),
+            )
+        };
+        return Ok(format!(
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<diff>\n{open}{at}{}\n{close}</diff>\n",
+            material_xml(m, &at, u)
+        ));
+    };
+    // A byte-order mark stays in front; the ranges below are of the text after it.
+    let bom = if text.starts_with('\u{feff}') {
+        "\u{feff}"
+    } else {
+        ""
+    };
+    let text = &text[bom.len()..];
+    let doc = parsed(text)?;
+    let root = doc.root_element();
+    let unit = if text.contains("\n\t") { "\t" } else { "  " };
+    // Lines end as the file's do (Windows editors write CRLF).
+    let crlf = |s: String| {
+        if text.contains("\r\n") {
+            s.replace('\n', "\r\n")
+        } else {
+            s
+        }
+    };
+    let named = |n: &roxmltree::Node<'_, '_>, tag: &str, name: &str| {
+        n.has_tag_name(tag) && n.attribute("name") == Some(name)
+    };
+    let ours = root
+        .descendants()
+        .find(|n| named(n, "collection", collection));
+    // The same material again: replaced where it stands.
+    if let Some(old) = ours.and_then(|c| c.children().find(|x| named(x, "material", &m.name))) {
+        let r = old.range();
+        let at = indent_at(text, r.start);
+        return Ok(format!(
+            "{bom}{}{}{}",
+            &text[..r.start],
+            crlf(material_xml(m, at, unit)),
+            &text[r.end..]
+        ));
+    }
+    // Into an element that already holds the collection's materials, before its closing tag.
+    let holder = ours.or_else(|| {
+        root.children().find(|op| {
+            op.has_tag_name("add")
+                && selected(op.attribute("sel").unwrap_or(""), "collection").as_deref()
+                    == Some(collection)
+        })
+    });
+    let before_close = |n: roxmltree::Node<'_, '_>| -> Option<usize> {
+        let end = n.range().end;
+        let close = format!("</{}", n.tag_name().name());
+        let at = text.get(..end)?.rfind(&close)?;
+        // A self-closing element has no closing tag of its own.
+        (at > n.range().start && !text[n.range().start..end].trim_end().ends_with("/>"))
+            .then_some(at)
+    };
+    let insert = |at: usize, block: String| -> String {
+        let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        // Inserted as whole lines before the closing tag's line when it stands alone on it.
+        let pos = if text[line..at].trim().is_empty() {
+            line
+        } else {
+            at
+        };
+        format!("{bom}{}{}{}", &text[..pos], crlf(block), &text[pos..])
+    };
+    if let Some(at) = holder.and_then(before_close) {
+        let ind = format!(
+            "{}{unit}",
+            indent_at(text, holder.map_or(0, |h| h.range().start))
+        );
+        return Ok(insert(
+            at,
+            format!("{ind}{}\n", material_xml(m, &ind, unit)),
+        ));
+    }
+    let Some(at) = before_close(root) else {
+        return Err(Error::invalid(
+            0,
+            "material_library",
+            "the root element has no closing tag to add a material before",
+        ));
+    };
+    let base = indent_at(text, root.range().start);
+    let l1 = format!("{base}{unit}");
+    let l2 = format!("{l1}{unit}");
+    let l3 = format!("{l2}{unit}");
+    let block = match (root.tag_name().name(), in_game) {
+        ("diff", true) => format!(
+            "{l1}<add sel=\"/materiallibrary/collection[@name='{c}']\">\n{l2}{}\n{l1}</add>\n",
+            material_xml(m, &l2, unit)
+        ),
+        ("diff", false) => format!(
+            "{l1}<add sel=\"/materiallibrary\">\n{l2}<collection name=\"{c}\">\n{l3}{}\n{l2}</collection>\n{l1}</add>\n",
+            material_xml(m, &l3, unit)
+        ),
+        _ => format!(
+            "{l1}<collection name=\"{c}\">\n{l2}{}\n{l1}</collection>\n",
+            material_xml(m, &l2, unit)
+        ),
+    };
+    Ok(insert(at, block))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn new_material() -> Material {
+        Material {
+            name: "red".into(),
+            shader: "P1_complex_surface.fx".into(),
+            properties: vec![Property {
+                ty: "BitMap".into(),
+                name: "diffuse_map".into(),
+                value: r"extensions\mymod\assets\textures\ship\red_diff".into(),
+            }],
+        }
+    }
+
+    /// The library a text makes applied onto the game's (`GAME`), and its `ship.red`.
+    fn red_in(text: &str) -> Option<Material> {
+        let mut lib = Library::default();
+        lib.apply(GAME).unwrap();
+        lib.apply(text).unwrap();
+        lib.find("ship.red").cloned()
+    }
+
+    /// A new material goes into a mod's library as the game reads it, in each kind of file a mod
+    /// has, the rest of the file kept; written again, it is replaced, not doubled.
+    #[test]
+    fn a_new_material_is_added_to_the_mods_library_keeping_the_rest() {
+        let red = new_material();
+        // No library yet: a new <diff> that makes the collection.
+        let made = with_material(None, "ship", &red, false).unwrap();
+        assert!(made.starts_with("<?xml") && made.contains("<add sel=\"/materiallibrary\">"));
+        assert_eq!(red_in(&made).as_ref(), Some(&red));
+        // The mod's patch (tab-indented, a byte-order mark) with another collection: a new <add>
+        // before </diff>, every byte of the patch before it kept.
+        let patch = "\u{feff}<diff>\n\t<add sel=\"/materiallibrary\">\n\t\t<collection name=\"other\"/>\n\t</add>\n</diff>\n";
+        let added = with_material(Some(patch), "ship", &red, false).unwrap();
+        let cut = patch.rfind("</diff>").unwrap();
+        assert!(
+            added.starts_with(&patch[..cut]) && added.ends_with("</diff>\n"),
+            "{added}"
+        );
+        assert!(added.contains("\n\t\t\t<material name=\"red\""), "{added}");
+        assert_eq!(red_in(&added).as_ref(), Some(&red));
+        // Again, with another texture: replaced where it stands.
+        let mut blue = red.clone();
+        blue.properties[0].value = r"assets\blue".into();
+        let again = with_material(Some(&added), "ship", &blue, false).unwrap();
+        assert_eq!(
+            again.matches("<material name=\"red\"").count(),
+            1,
+            "{again}"
+        );
+        assert!(again.starts_with("\u{feff}<diff>"), "{again}");
+        assert_eq!(red_in(&again).as_ref(), Some(&blue));
+        // A patch that adds to the game's collection `ships` already: the material goes in there.
+        let into_ships = with_material(Some(PATCH), "ships", &red, true).unwrap();
+        assert_eq!(
+            into_ships.matches("<add ").count(),
+            PATCH.matches("<add ").count()
+        );
+        let mut lib = Library::default();
+        lib.apply(GAME).unwrap();
+        lib.apply(&into_ships).unwrap();
+        assert_eq!(lib.find("ships.red"), Some(&red));
+        // A CRLF file stays CRLF.
+        let windows =
+            with_material(Some(&PATCH.replace('\n', "\r\n")), "ship", &red, false).unwrap();
+        assert_eq!(
+            windows.matches('\n').count(),
+            windows.matches("\r\n").count()
+        );
+        assert_eq!(red_in(&windows).as_ref(), Some(&red));
+        // A whole library (the root is a game): a new collection before </materiallibrary>.
+        let whole = with_material(Some(GAME), "ship", &red, false).unwrap();
+        let mut lib = Library::default();
+        lib.apply(&whole).unwrap();
+        assert_eq!(lib.find("ship.red"), Some(&red));
+        assert_eq!(lib.find("ships.hull").map(|m| m.properties.len()), Some(4));
+    }
 
     const GAME: &str = r#"<materiallibrary>
   <collection name="ships">
