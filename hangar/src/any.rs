@@ -543,20 +543,24 @@ fn scene_made<T>(
     }
 }
 
+/// The texture files `--textures write` adds to an output (relative to its folder), and the
+/// warnings of making them.
+pub(crate) type TexturesBack = (Vec<(PathBuf, Vec<u8>)>, Vec<Warning>);
+
 /// With `--textures write`, a glTF `opened` (read from `input`) and a game model `output`: the
 /// files that write the glTF's changed and new images back as the game reads them beside
 /// `output` (originals looked for around `input` and in the user's views), with the warnings of
 /// reading them; none otherwise. A new material in `scene` takes the name its X4 library entry
 /// gets.
-#[allow(clippy::type_complexity)]
-fn textures_back(
+pub(crate) fn textures_back(
     opened: &Opened<'_>,
     scene: &mut Scene,
     input: &Path,
     output: &Path,
     opts: &ConvertOptions,
-) -> Result<Option<(Vec<(PathBuf, Vec<u8>)>, Vec<Warning>)>> {
-    let game_model = FORMATS.iter().any(|f| f.writes_scene(output));
+) -> Result<Option<TexturesBack>> {
+    // A game model: a format written from a scene, or a whole X4 component.
+    let game_model = FORMATS.iter().any(|f| f.writes_scene(output)) || ext_of(output) == "xml";
     let bytes = opened.document.source();
     let (Some(bytes), true, crate::textures::Mode::Write) = (bytes, game_model, opts.textures.mode)
     else {

@@ -484,7 +484,8 @@ impl Opened {
             // .bgf's `.xml` is its presentation XML.
             return Ok(None);
         }
-        let (scene, warnings) = self.to_scene()?;
+        let (mut scene, warnings) = self.to_scene()?;
+        let back = any::textures_back(&self.parsed, &mut scene, &self.name, output, options)?;
         let mut w = match options.original.as_ref().filter(|_| gltf) {
             Some(original) => {
                 // The original's own warnings are about it, not this conversion: not repeated.
@@ -499,6 +500,15 @@ impl Opened {
             None => crate::assemble::from_scene(&scene, output, &options.textures.views)?,
         };
         w.warnings.splice(0..0, warnings);
+        if let Some((files, more)) = back {
+            let dir = output.parent().unwrap_or(Path::new(""));
+            w.files.extend(
+                files
+                    .into_iter()
+                    .map(|(f, b)| (crate::io::joined(dir, &f), b)),
+            );
+            w.warnings.extend(more);
+        }
         Ok(Some(w))
     }
 
@@ -512,8 +522,9 @@ impl Opened {
                 "--original applies to a glTF input (the game file it was made from)",
             )));
         }
-        Some((|| {
-            let (scene, warnings) = self.to_scene()?;
+        let converted = (|| {
+            let (mut scene, warnings) = self.to_scene()?;
+            let back = any::textures_back(&self.parsed, &mut scene, &self.name, output, options)?;
             let was = crate::original::read(original)?;
             let scene = match &was.1 {
                 Some(w) => crate::original::restore(scene, w, original)?,
@@ -524,16 +535,25 @@ impl Opened {
                 crate::original::from_original(&scene, output, original, &was, &mut notes)
             {
                 let (bytes, w) = made?;
-                return Ok(Converted {
+                let c = Converted {
                     bytes,
                     warnings: warnings.into_iter().chain(notes).chain(w).collect(),
                     ..Default::default()
-                });
+                };
+                return Ok((c, back));
             }
             let mut c = write_scene(&scene, output, options)?;
             c.warnings.splice(0..0, warnings.into_iter().chain(notes));
-            Ok(c)
-        })())
+            Ok((c, back))
+        })();
+        // The glTF's changed and new images, written back beside the model.
+        Some(converted.map(|(mut c, back)| {
+            if let Some((files, warnings)) = back {
+                c.files.extend(files);
+                c.warnings.extend(warnings);
+            }
+            c
+        }))
     }
 }
 

@@ -361,6 +361,23 @@ fn luma(px: &[u8]) -> u8 {
     ((299 * px[0] as u32 + 587 * px[1] as u32 + 114 * px[2] as u32 + 500) / 1000) as u8
 }
 
+/// `img` as the grey a metallic-roughness image keeps of it (its luma, as [`metal_roughness`]
+/// reads a map): what a map split back from one is compared with.
+pub fn as_grey(img: &Image) -> Image {
+    Image {
+        width: img.width,
+        height: img.height,
+        rgba: img
+            .rgba
+            .chunks_exact(4)
+            .flat_map(|p| {
+                let v = luma(p);
+                [v, v, v, 255]
+            })
+            .collect(),
+    }
+}
+
 /// A metallic-roughness image split back into the game's grey maps: metal (from blue) and
 /// smoothness (1 - roughness, from green), the inverse of [`metal_roughness`].
 pub fn metal_and_smooth(img: &Image) -> (Image, Image) {

@@ -565,10 +565,18 @@ fn inside_path(game_path: &str, material: &str) -> crate::error::Result<String> 
 }
 
 /// How many folders up from `output`'s folder the root of a model written to `output` is: the
-/// model's own game path (where it sits in its game or mod) when `output` ends so, else none.
+/// model's own game path (where it sits in its game or mod) when `output` ends so; for a model
+/// from no game folder, the folder above the output's `assets`; else none.
 fn climb(model: &Path, output: &Path) -> usize {
     let Some((_, game_path)) = GameView::around(model) else {
-        return 0;
+        // A model from no game folder (a glTF): the root is the folder that holds the output's
+        // `assets` folder, where both games keep their models.
+        let dir = output.parent().unwrap_or(Path::new(""));
+        return dir
+            .components()
+            .rev()
+            .position(|c| c.as_os_str().eq_ignore_ascii_case("assets"))
+            .map_or(0, |n| n + 1);
     };
     let want: Vec<String> = game_path.rsplit('/').map(str::to_lowercase).collect();
     let tail: Vec<String> = output
@@ -672,10 +680,10 @@ pub fn texture_files(
                 // Unchanged pixels are not written (what a round trip gives back).
                 if let Ok((orig, _)) = dds::load(bytes, Path::new(name)) {
                     let dds = !matches!(dds::unpack(bytes), Ok(dds::Content::Png(_)));
-                    let orig = if e.slot == Slot::Normal && dds {
-                        crate::material::tangent_normals(&orig)
-                    } else {
-                        orig
+                    let orig = match e.slot {
+                        Slot::Normal if dds => crate::material::tangent_normals(&orig),
+                        Slot::MetallicRoughness => crate::material::as_grey(&orig),
+                        _ => orig,
                     };
                     if orig == image {
                         continue;

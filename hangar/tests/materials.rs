@@ -473,3 +473,52 @@ fn a_new_x4_material_goes_into_the_mods_library_with_its_texture() {
     assert!(warnings[0].message.contains("is new"), "{:?}", warnings[0]);
     assert!(!m3_out.exists());
 }
+
+/// `hangar convert ship.gltf ship.xml --textures write`: a whole X4 component from a glTF takes its
+/// painted diffuse back as the game's gzip'd DDS at the path the library names, below the mod's
+/// root; the images left as they were are not written.
+#[test]
+fn a_gltf_of_a_component_writes_its_painted_image_back_beside_the_xml() {
+    let Some(root) = textures_root() else { return };
+    let mod_dir = root.join("DeadAirRT__deadairfactionamarr");
+    let model = mod_dir.join("assets/units/size_m/ship_dam_m_coercer.xml");
+    let gltf = common::gltf_out("materials").join("coercer.gltf");
+    let mut copy = hangar::ConvertOptions::default();
+    copy.textures.mode = hangar::TextureMode::Copy;
+    hangar::open(model.as_path())
+        .unwrap()
+        .write_to(&gltf, &copy)
+        .unwrap();
+    let png = gltf
+        .parent()
+        .unwrap()
+        .join("coercer_textures/coercer_diffuse.png");
+    let mut img = dds::encode::read_png(&std::fs::read(&png).unwrap()).unwrap();
+    for px in img.rgba.chunks_exact_mut(4).take(64) {
+        px.copy_from_slice(&[255, 0, 0, 255]);
+    }
+    std::fs::write(
+        &png,
+        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
+    )
+    .unwrap();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-component/deadair");
+    let _ = std::fs::remove_dir_all(&out);
+    let game = hangar::GameView::folder(&mod_dir).unwrap();
+    let mut write = hangar::ConvertOptions::for_input(&gltf, vec![game]).unwrap();
+    write.textures.mode = hangar::TextureMode::Write;
+    let xml = out.join("assets/units/size_m/ship_dam_m_coercer.xml");
+    hangar::open(gltf.as_path())
+        .unwrap()
+        .write_to(&xml, &write)
+        .unwrap();
+    let textures: Vec<PathBuf> = walk(&out)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "gz"))
+        .collect();
+    assert_eq!(
+        textures,
+        [out.join("assets/textures/coercer/coercer_diffuse.gz")]
+    );
+    assert!(xml.is_file());
+}
