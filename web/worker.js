@@ -90,6 +90,7 @@ const ops = {
     // The paths one a line, as one string: a game's 300,000 cross to the page as one copy.
     listing.paths = listed.take_paths();
     listed.free();
+    listing.modKind = ws.mod_kind() ?? null;
     listing.total = performance.now() - t;
     return { listing };
   },
@@ -101,6 +102,11 @@ const ops = {
   level({ path, mip, surface }) {
     progress(`decoding mip ${mip} of surface ${surface}`);
     return shown(() => ws.show_level(path, mip, surface));
+  },
+  // The opened folder checked whole as a mod: the findings and the report page.
+  checkMod() {
+    progress('checking the mod');
+    return shown(() => ws.check_mod());
   },
   writable({ path, motions }) {
     return { result: JSON.parse(ws.writable(path, motions || [])) };
