@@ -104,8 +104,11 @@ export class View3D {
   // team-colour mask (hangar says which).
   async show(bytes, { markers = true, pbr = false, teamColour = [] } = {}) {
     const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+    // The worker's bytes are a buffer of their own: copied only when they are a view into more.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const buffer = whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     const gltf = await new Promise((ok, fail) =>
-      loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
+      loader.parse(buffer, '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
     this.clear();
     this.model = gltf.scene;
     this.clips = gltf.animations;
