@@ -185,16 +185,16 @@ function modCheck(dir) {
 // (the normal map decoded to tangent space, not SC2's DXT5nm layout), and the team colour picker
 // recolouring the part the diffuse's alpha leaves to the player.
 const testMod = join(corpus, 'textures/ArtemKez__testMod');
-async function texturedM3(page) {
-  const bad = [];
-  await page.setInputFiles('#open-folder', testMod);
-  const sel = '#files [data-path="Base.SC2Data/Assets/Models/Capillary Tower.m3"]';
+// Opens `folder`, shows `pick` in it; each drawn mesh's material: its type, which maps it has and
+// the mean RGBA of its normal map as the GPU holds it (read back from the texture the page uploaded).
+async function drawn(page, folder, pick) {
+  await page.setInputFiles('#open-folder', folder);
+  const sel = `#files [data-path="${pick}"]`;
   await page.waitForSelector(sel, { timeout: 60000 });
   await page.click(sel);
   await page.waitForFunction(() => ['shown', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
-  if (await page.evaluate(() => document.body.dataset.state) !== 'shown') return ['error: ' + await page.textContent('#error')];
-  // Each material's textures as the GPU holds them: the mean RGBA of each, read from its texture.
-  const got = await page.evaluate(() => {
+  if (await page.evaluate(() => document.body.dataset.state) !== 'shown') return { error: await page.textContent('#error') };
+  return page.evaluate(() => {
     const v = window.hangarView, gl = v.renderer.getContext();
     const mean = tex => {
       const t = v.renderer.properties.get(tex).__webglTexture;
@@ -211,28 +211,37 @@ async function texturedM3(page) {
       for (let i = 0; i < px.length; i++) sum[i & 3] += px[i];
       return sum.map(x => Math.round(x / (w * h)));
     };
-    const out = [];
+    const meshes = [];
     v.model.traverse(o => {
       if (!o.isMesh || o.userData.marker || !o.visible) return;
       const m = o.material;
-      out.push({ type: m.type, normal: m.normalMap && mean(m.normalMap), specular: !!m.specularColorMap, ao: !!m.aoMap, team: v.teamUsed });
+      meshes.push({ type: m.type, normal: m.normalMap && mean(m.normalMap), specular: !!m.specularColorMap, ao: !!m.aoMap,
+        metal: !!m.metalnessMap, emissive: !!m.emissiveMap });
     });
-    return out;
+    return { meshes: meshes.filter(m => m.normal), team: v.teamUsed };
   });
-  const m = got[0];
-  if (!m) return ['no mesh drawn'];
+}
+// Tangent space: x and y about 0 (128), z near 1 (255); SC2's DXT5nm would be (255, y, 0, x).
+const tangentSpace = n => n && Math.abs(n[0] - 128) <= 24 && Math.abs(n[1] - 128) <= 24 && n[2] >= 200;
+
+async function texturedM3(page) {
+  const bad = [];
+  const got = await drawn(page, testMod, 'Base.SC2Data/Assets/Models/Capillary Tower.m3');
+  if (got.error !== undefined) return [`error: ${got.error}`];
+  const m = got.meshes[0];
+  if (!m) return ['no mesh drawn with a normal map'];
   if (m.type !== 'MeshPhysicalMaterial') bad.push(`drawn with ${m.type}, not its own lit material`);
   if (!m.specular || !m.ao) bad.push(`specular map ${m.specular}, occlusion map ${m.ao}`);
   const n = m.normal;
-  // Tangent space: x and y about 0 (128), z near 1 (255); DXT5nm would be (255, y, 0, x).
-  if (!n || Math.abs(n[0] - 128) > 24 || Math.abs(n[1] - 128) > 24 || n[2] < 200) bad.push(`uploaded normal map mean ${n}`);
-  if (!m.team || await page.isHidden('#team')) bad.push('no team colour picker');
+  if (!tangentSpace(n)) bad.push(`uploaded normal map mean ${n}`);
+  if (!got.team || await page.isHidden('#team')) bad.push('no team colour picker');
   // The picker: red, then green; the pixels that change are the team's, and they follow.
   const shot = async colour => {
     await page.fill('#team', colour);
     await page.waitForTimeout(300);
     return PNG.sync.read(await page.locator('#view').screenshot({ path: `${shots}/textured-m3-team-${colour.slice(1)}.png` }));
   };
+  await page.waitForTimeout(1200);   // the view redraws at full resolution a second after the first frame
   const red = await shot('#ff0000'), green = await shot('#00ff00');
   let changed = 0, redder = 0;
   for (let i = 0; i < red.data.length; i += 4) {
@@ -245,12 +254,27 @@ async function texturedM3(page) {
   return bad;
 }
 
+// An X4 ship from its mod folder: normal, metal-roughness (metal and smooth maps) and glow maps drawn.
+async function texturedX4(page) {
+  const got = await drawn(page, join(corpus, 'textures/DeadAirRT__deadairfactionamarr'), 'assets/units/size_m/ship_dam_m_coercer.xml');
+  if (got.error !== undefined) return [`error: ${got.error}`];
+  const m = got.meshes[0];
+  if (!m) return ['no mesh drawn with a normal map'];
+  console.log(`\ttextured-x4: ${m.type}, normal map uploaded as mean ${m.normal}, metal-roughness ${m.metal}, emissive ${m.emissive}`);
+  const bad = [];
+  if (m.type !== 'MeshStandardMaterial' || !m.metal || !m.emissive) bad.push(`drawn with ${JSON.stringify(m)}`);
+  if (!tangentSpace(m.normal)) bad.push(`uploaded normal map mean ${m.normal}`);
+  if (got.team) bad.push('a team colour on an X4 ship');
+  return bad;
+}
+
 const mods = join(corpus, 'x4-mods');
 const modChecks = readdirSync(mods).filter(d => statSync(join(mods, d)).isDirectory()).sort()
   .map(d => [`mod-check ${d}`, modCheck(join(mods, d))]);
 
 const checks = [
   ['textured-m3', texturedM3],
+  ['textured-x4', texturedX4],
   ...modChecks,
   ['dds-mip-picker', async page => {
     const bad = [];
