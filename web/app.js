@@ -73,7 +73,8 @@ async function openFiles(list, folder) {
   if (!list.length) return;
   setState('working');
   $('error').textContent = '';
-  opened = { label: folder || 'files', files: list };
+  // `folder`: the user picks a file next (the worker goes on warming up meanwhile).
+  opened = { label: folder || 'files', files: list, folder: !!folder };
   const t0 = performance.now();
   let listing;
   try {
@@ -85,6 +86,7 @@ async function openFiles(list, folder) {
   if (folder) {
     listFiles(models);
     setState('listed');
+    if (listing.modKind) await showMod(folder);
     return;
   }
   // Files: the first that is not a motion is the model; motions chosen with it apply to it.
@@ -228,7 +230,7 @@ async function show(path, motions) {
   $('texture-controls').hidden = true;
   $('source-box').hidden = true;
   try {
-    if (meta.kind === 'glb') await drawGlb(bytes);
+    if (meta.kind === 'glb') await drawGlb(bytes, meta);
     else if (meta.kind === 'image') drawImage(bytes, meta);
     else if (meta.kind === 'bgf') drawText(bytes, 'presentation XML', drawBgf);
     else if (meta.kind === 'bgp') drawText(bytes, 'Graphviz drawing', drawDot);
@@ -240,13 +242,64 @@ async function show(path, motions) {
   downloads(meta, mine);
 }
 
-async function drawGlb(bytes) {
+// A mod folder checked whole (`hangar validate DIR`): its files as a tree, each with its findings
+// and the references it makes, each a link to what it names (hangar's report page, shown as is).
+async function showMod(folder) {
+  const mine = ++showing;
+  setState('working');
+  status(`checking ${folder}`, true);
+  let r;
+  try {
+    r = await call('checkMod');
+  } catch (e) { if (mine === showing) fail(e); return; }
+  if (mine !== showing) return;
+  const { meta, bytes } = r;
+  current = null;
+  leave3d();
+  $('controls').hidden = true;
+  $('texture-controls').hidden = true;
+  $('source-box').hidden = true;
+  $('downloads').replaceChildren();
+  $('title').textContent = `${folder} (${meta.kind} mod)`;
+  for (const k of ['format', 'vertices', 'triangles', 'nodes', 'animations']) stat(k, '');
+  stat('format', `${meta.kind} mod`);
+  $('info-json').textContent = JSON.stringify(meta.findings, null, 1);
+  const box = $('validate');
+  box.replaceChildren();
+  const head = document.createElement('div');
+  head.className = meta.errors ? 'error' : 'ok';
+  head.textContent = `${meta.errors ? 'FAILED' : 'ok'}: ${meta.files} files, ${meta.references} references followed, ${meta.errors} errors, ${meta.warnings} warnings`;
+  head.dataset.errors = meta.errors;
+  head.dataset.warnings = meta.warnings;
+  box.append(head);
+  // No script runs in it (sandbox); same origin, so its links move within it.
+  const frame = document.createElement('iframe');
+  frame.id = 'mod-report';
+  frame.sandbox = 'allow-same-origin';
+  frame.title = `hangar check of ${folder}`;
+  const loaded = new Promise(ok => { frame.onload = ok; });
+  frame.srcdoc = new TextDecoder().decode(bytes);
+  view.replaceChildren(frame);
+  await loaded;
+  status(`${folder}: checked as a mod (hangar ${Math.round(meta.ms)} ms)`);
+  setState('mod');
+}
+
+// The 3D view, made once.
+function view3dOf() {
   if (!view3d) {
     view3d = new View3D(view);
     view3d.onTime = (t, d) => { $('time').max = d; $('time').value = t; $('clock').textContent = `${t.toFixed(2)} / ${d.toFixed(2)} s`; };
+    view3d.setTeam($('team').value);
+    window.hangarView = view3d;   // web/test.mjs reads back what the view uploaded
   }
-  const r = await view3d.show(bytes, { markers: $('markers').checked, pbr: $('pbr').checked });
+  return view3d;
+}
+
+async function drawGlb(bytes, meta) {
+  const r = await view3dOf().show(bytes, { markers: $('markers').checked, pbr: $('pbr').checked, teamColour: meta.teamColour });
   $('controls').hidden = false;
+  $('team-box').hidden = !view3d.teamUsed;
   $('skeleton').checked = false;
   $('skeleton').disabled = !r.hasBones;
   $('lods').checked = false;
@@ -388,6 +441,7 @@ $('lods').onchange = e => view3d?.setKinds({ lod: e.target.checked });
 $('collision').onchange = e => view3d?.setKinds({ collision: e.target.checked });
 $('markers').onchange = e => view3d?.setMarkers(e.target.checked);
 $('pbr').onchange = e => view3d?.setPbr(e.target.checked);
+$('team').oninput = e => view3d?.setTeam(e.target.value);
 $('clip').onchange = e => { view3d?.playClip(e.target.value === '' ? -1 : +e.target.value); $('play').textContent = 'pause'; };
 $('play').onclick = () => {
   if (!view3d) return;
@@ -437,3 +491,6 @@ addEventListener('drop', async e => {
 });
 
 startWorker();
+// The 3D view and its WebGL context made while the user picks a file (20-35 ms without a GPU,
+// not spent after the file is chosen).
+(window.requestIdleCallback || setTimeout)(view3dOf);

@@ -149,7 +149,133 @@ async function take(page, label) {
   return readFileSync(await d.path());
 }
 
+// A mod folder opened: checked whole, as `hangar validate DIR --json` does, and shown as hangar's
+// report (a tree of the files with their findings, references linked to the files they name).
+function modCheck(dir) {
+  return async page => {
+    const bad = [];
+    let cli;
+    try { cli = execFileSync(hangar, ['validate', dir, '--json'], { encoding: 'utf8' }); } catch (e) { cli = e.stdout; }
+    const findings = JSON.parse(cli);
+    const want = ['error', 'warning'].map(s => findings.filter(f => f.severity === s).length);
+    await page.setInputFiles('#open-folder', dir);
+    await page.waitForFunction(() => ['mod', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
+    const got = await page.evaluate(() => {
+      const head = document.querySelector('#validate [data-errors]');
+      const doc = document.getElementById('mod-report')?.contentDocument;
+      if (!head || !doc) return { error: document.getElementById('error').textContent };
+      const links = [...doc.querySelectorAll('a[href^="#f"]')];
+      return {
+        head: [+head.dataset.errors, +head.dataset.warnings],
+        report: ['error', 'warning'].map(s => doc.querySelectorAll(`li.${s}`).length),
+        files: doc.querySelectorAll('div.file').length,
+        links: links.length,
+        dangling: links.filter(a => !doc.getElementById(a.getAttribute('href').slice(1))).length,
+      };
+    });
+    if (got.error !== undefined) return [`not shown: ${got.error}`];
+    if (String(got.head) !== String(want)) bad.push(`page says ${got.head} errors, warnings; the CLI ${want}`);
+    if (String(got.report) !== String(want)) bad.push(`report lists ${got.report} errors, warnings; the CLI ${want}`);
+    if (got.dangling) bad.push(`${got.dangling} of ${got.links} links name no file of the report`);
+    console.log(`\tmod ${dir.split('/').pop()}: ${want[0]} errors, ${want[1]} warnings as the CLI; ${got.files} files, ${got.links} links`);
+    return bad;
+  };
+}
+// A textured M3 drawn lit with its own material: what the page uploaded to the GPU read back
+// (the normal map decoded to tangent space, not SC2's DXT5nm layout), and the team colour picker
+// recolouring the part the diffuse's alpha leaves to the player.
+const testMod = join(corpus, 'textures/ArtemKez__testMod');
+// Opens `folder`, shows `pick` in it; each drawn mesh's material: its type, which maps it has and
+// the mean RGBA of its normal map as the GPU holds it (read back from the texture the page uploaded).
+async function drawn(page, folder, pick) {
+  await page.setInputFiles('#open-folder', folder);
+  const sel = `#files [data-path="${pick}"]`;
+  await page.waitForSelector(sel, { timeout: 60000 });
+  await page.click(sel);
+  await page.waitForFunction(() => ['shown', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
+  if (await page.evaluate(() => document.body.dataset.state) !== 'shown') return { error: await page.textContent('#error') };
+  return page.evaluate(() => {
+    const v = window.hangarView, gl = v.renderer.getContext();
+    const mean = tex => {
+      const t = v.renderer.properties.get(tex).__webglTexture;
+      if (!t) return null;
+      const { width: w, height: h } = tex.image;
+      const fb = gl.createFramebuffer();
+      gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+      gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t, 0);
+      const px = new Uint8Array(w * h * 4);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+      gl.deleteFramebuffer(fb);
+      const sum = [0, 0, 0, 0];
+      for (let i = 0; i < px.length; i++) sum[i & 3] += px[i];
+      return sum.map(x => Math.round(x / (w * h)));
+    };
+    const meshes = [];
+    v.model.traverse(o => {
+      if (!o.isMesh || o.userData.marker || !o.visible) return;
+      const m = o.material;
+      meshes.push({ type: m.type, normal: m.normalMap && mean(m.normalMap), specular: !!m.specularColorMap, ao: !!m.aoMap,
+        metal: !!m.metalnessMap, emissive: !!m.emissiveMap });
+    });
+    return { meshes: meshes.filter(m => m.normal), team: v.teamUsed };
+  });
+}
+// Tangent space: x and y about 0 (128), z near 1 (255); SC2's DXT5nm would be (255, y, 0, x).
+const tangentSpace = n => n && Math.abs(n[0] - 128) <= 24 && Math.abs(n[1] - 128) <= 24 && n[2] >= 200;
+
+async function texturedM3(page) {
+  const bad = [];
+  const got = await drawn(page, testMod, 'Base.SC2Data/Assets/Models/Capillary Tower.m3');
+  if (got.error !== undefined) return [`error: ${got.error}`];
+  const m = got.meshes[0];
+  if (!m) return ['no mesh drawn with a normal map'];
+  if (m.type !== 'MeshPhysicalMaterial') bad.push(`drawn with ${m.type}, not its own lit material`);
+  if (!m.specular || !m.ao) bad.push(`specular map ${m.specular}, occlusion map ${m.ao}`);
+  const n = m.normal;
+  if (!tangentSpace(n)) bad.push(`uploaded normal map mean ${n}`);
+  if (!got.team || await page.isHidden('#team')) bad.push('no team colour picker');
+  // The picker: red, then green; the pixels that change are the team's, and they follow.
+  const shot = async colour => {
+    await page.fill('#team', colour);
+    await page.waitForTimeout(300);
+    return PNG.sync.read(await page.locator('#view').screenshot({ path: `${shots}/textured-m3-team-${colour.slice(1)}.png` }));
+  };
+  await page.waitForTimeout(1200);   // the view redraws at full resolution a second after the first frame
+  const red = await shot('#ff0000'), green = await shot('#00ff00');
+  let changed = 0, redder = 0;
+  for (let i = 0; i < red.data.length; i += 4) {
+    const d = [0, 1, 2].map(k => red.data[i + k] - green.data[i + k]);
+    if (Math.abs(d[0]) + Math.abs(d[1]) + Math.abs(d[2]) > 30) { changed++; if (d[0] > 0 && d[1] < 0) redder++; }
+  }
+  const pixels = red.width * red.height;
+  console.log(`\ttextured-m3: normal map uploaded as mean ${n}; team colour changes ${changed} of ${pixels} pixels, ${redder} redder under red`);
+  if (changed < pixels / 1000 || redder < changed * 0.85) bad.push(`team colour changed ${changed} pixels, ${redder} of them redder under red`);
+  return bad;
+}
+
+// An X4 ship from its mod folder: normal, metal-roughness (metal and smooth maps) and glow maps drawn.
+async function texturedX4(page) {
+  const got = await drawn(page, join(corpus, 'textures/DeadAirRT__deadairfactionamarr'), 'assets/units/size_m/ship_dam_m_coercer.xml');
+  if (got.error !== undefined) return [`error: ${got.error}`];
+  const m = got.meshes[0];
+  if (!m) return ['no mesh drawn with a normal map'];
+  console.log(`\ttextured-x4: ${m.type}, normal map uploaded as mean ${m.normal}, metal-roughness ${m.metal}, emissive ${m.emissive}`);
+  const bad = [];
+  if (m.type !== 'MeshStandardMaterial' || !m.metal || !m.emissive) bad.push(`drawn with ${JSON.stringify(m)}`);
+  if (!tangentSpace(m.normal)) bad.push(`uploaded normal map mean ${m.normal}`);
+  if (got.team) bad.push('a team colour on an X4 ship');
+  return bad;
+}
+
+const mods = join(corpus, 'x4-mods');
+const modChecks = readdirSync(mods).filter(d => statSync(join(mods, d)).isDirectory()).sort()
+  .map(d => [`mod-check ${d}`, modCheck(join(mods, d))]);
+
 const checks = [
+  ['textured-m3', texturedM3],
+  ['textured-x4', texturedX4],
+  ...modChecks,
   ['dds-mip-picker', async page => {
     const bad = [];
     const a = await picked(page, () => page.setInputFiles('#open', capillary));

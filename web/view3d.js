@@ -7,6 +7,13 @@ import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 
 export const BACKGROUND = 0x2b3440;
+// The player colour shown where a team-coloured diffuse's alpha is 0 until one is picked (the
+// Blender add-on's default, linear (0, 0.26, 1)).
+export const TEAM = '#008cff';
+
+// The texture slots of three.js's materials that glTF's fill: a material with any of them is
+// drawn with its own (lit) material, since the quick one would drop them.
+const MAPS = ['map', 'normalMap', 'aoMap', 'emissiveMap', 'metalnessMap', 'roughnessMap', 'specularColorMap', 'specularIntensityMap'];
 
 // Shading by the angle between the surface and the view direction (a light at the camera).
 function headlight(shader) {
@@ -39,6 +46,8 @@ export class View3D {
     this.action = null;
     this.playing = false;
     this.labels = [];
+    // One uniform shared by every team-coloured material: picking a colour recompiles nothing.
+    this.team = { value: new THREE.Color(TEAM) };
     this.onTime = () => {};
     this.resize = new ResizeObserver(() => this.fit());
   }
@@ -91,10 +100,15 @@ export class View3D {
   }
 
   // Parses the GLB and shows it; resolves when the first frame is drawn.
-  async show(bytes, { markers = true, pbr = false } = {}) {
+  // `teamColour`: the glTF's indexes of the materials whose diffuse alpha is StarCraft II's
+  // team-colour mask (hangar says which).
+  async show(bytes, { markers = true, pbr = false, teamColour = [] } = {}) {
     const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+    // The worker's bytes are a buffer of their own: copied only when they are a view into more.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const buffer = whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     const gltf = await new Promise((ok, fail) =>
-      loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
+      loader.parse(buffer, '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
     this.clear();
     this.model = gltf.scene;
     this.clips = gltf.animations;
@@ -108,6 +122,7 @@ export class View3D {
       if (marker && !o.isMesh) this.addMarker(o);
     });
     this.addBoxes();
+    this.teamColoured(gltf.parser.associations, new Set(teamColour));
     this.setPbr(pbr);
     this.setKinds({ lod: false, collision: false });
     this.skeleton = null;
@@ -127,6 +142,34 @@ export class View3D {
     this.sharpen = setTimeout(() => { this.renderer.setPixelRatio(this.ratio); this.w = 0; this.fit(); }, 1000);
     await new Promise(r => requestAnimationFrame(() => r()));
     return { clips: this.clips.map(c => ({ name: c.name, duration: c.duration })), hasBones: this.hasBones() };
+  }
+
+  // The materials of `team` (glTF indexes) show the team colour where their base colour
+  // texture's alpha is 0, mixed by that alpha (as the game and the Blender add-on do).
+  teamColoured(associations, team) {
+    this.teamUsed = false;
+    if (!team.size) return;
+    const uniform = this.team;
+    this.model.traverse(o => {
+      if (!o.isMesh) return;
+      for (const m of [].concat(o.material)) {
+        if (!m.map || !team.has(associations.get(m)?.materials)) continue;
+        this.teamUsed = true;
+        m.onBeforeCompile = shader => {
+          shader.uniforms.teamColour = uniform;
+          shader.fragmentShader = 'uniform vec3 teamColour;\n' + shader.fragmentShader.replace('#include <map_fragment>', `
+            vec4 sampledDiffuseColor = texture2D( map, vMapUv );
+            diffuseColor.rgb *= mix( teamColour, sampledDiffuseColor.rgb, sampledDiffuseColor.a );`);
+        };
+        m.customProgramCacheKey = () => 'team-colour';
+      }
+    });
+  }
+
+  // The team colour picked (a CSS colour, sRGB).
+  setTeam(css) {
+    this.team.value.set(css);
+    this.invalidate();
   }
 
   // A scene graph without meshes (an Anark .bsg) shows each node's bounding box from its extras.
@@ -172,20 +215,20 @@ export class View3D {
     this.invalidate();
   }
 
-  // The file's own (PBR) materials, or a quick copy of each: colour, texture and vertex colours
-  // shaded by the angle to the camera. In a browser without a GPU (SwiftShader) a lit shader takes
-  // seconds to compile for a ship, this one a tenth of a second.
+  // The file's own (PBR) materials, or for a material without textures a quick copy: colour and
+  // vertex colours shaded by the angle to the camera. In a browser without a GPU (SwiftShader) a
+  // lit shader takes seconds to compile for a ship, this one a tenth of a second. A textured
+  // material keeps its own: its normal, specular, occlusion and emissive maps are the game's look.
   setPbr(on) {
     const fast = new Map();
     this.model?.traverse(o => {
       if (!o.isMesh || o.userData.marker) return;
       o.userData.pbr ??= o.material;
       const m = o.userData.pbr;
-      if (on) { o.material = m; return; }
-      if (Array.isArray(m)) return;
+      if (on || Array.isArray(m) || MAPS.some(k => m[k])) { o.material = m; return; }
       if (!fast.has(m)) {
         const q = new THREE.MeshBasicMaterial({
-          name: m.name, color: m.color, map: m.map, vertexColors: m.vertexColors, transparent: m.transparent,
+          name: m.name, color: m.color, vertexColors: m.vertexColors, transparent: m.transparent,
           opacity: m.opacity, side: m.side, alphaTest: m.alphaTest,
         });
         q.onBeforeCompile = headlight;

@@ -198,8 +198,8 @@ fn zipped(output: &str, c: hangar::Converted) -> zip::result::ZipResult<Vec<u8>>
     Ok(z.finish()?.into_inner())
 }
 
-/// Node and animation counts of a GLB (its JSON chunk).
-fn glb_counts(glb: &[u8]) -> (usize, usize) {
+/// Node, animation and image counts of a GLB (its JSON chunk).
+fn glb_counts(glb: &[u8]) -> (usize, usize, usize) {
     let len = glb
         .get(12..16)
         .and_then(|b| b.try_into().ok())
@@ -209,7 +209,7 @@ fn glb_counts(glb: &[u8]) -> (usize, usize) {
         .and_then(|j| serde_json::from_slice(j).ok())
         .unwrap_or_default();
     let n = |k: &str| json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
-    (n("nodes"), n("animations"))
+    (n("nodes"), n("animations"), n("images"))
 }
 
 /// What the page draws for a file of `format` that is no picture, and the output that makes it:
@@ -319,10 +319,23 @@ impl Workspace {
         Ok(Listed { meta, paths })
     }
 
-    /// The conversion options of the page: textures looked up in the opened files.
-    fn options(&self, quantize: bool, compress: bool) -> ConvertOptions {
+    /// The conversion options of the page for the file at `path`: textures looked up in the
+    /// opened files, and in the game root above it among them (a mod's `Base.SC2Data/`, which
+    /// its models' texture paths start from).
+    fn options(&self, path: &str, quantize: bool, compress: bool) -> ConvertOptions {
         let mut o = ConvertOptions::default();
         o.textures.views = self.view.iter().map(|v| GameView::clone(v)).collect();
+        if let Some(root) = hangar::game_root_in(self.files.iter().map(|(p, _)| p.as_str()), path) {
+            let inside: Vec<(String, SharedSource)> = (self.files.iter())
+                .filter_map(|(p, s)| {
+                    let rest = p.get(root.len()..)?;
+                    (game_key(p.get(..root.len())?) == root).then(|| (rest.to_string(), s.clone()))
+                })
+                .collect();
+            if let Ok((v, _)) = GameView::from_sources(&self.label, inside) {
+                o.textures.views.push(v);
+            }
+        }
         o.gltf.quantize = quantize;
         o.gltf.compress = compress;
         o
@@ -362,7 +375,7 @@ impl Workspace {
     pub fn show(&self, path: String, motions: Vec<String>) -> Result<Shown, JsError> {
         let opened = self.opened(&path, &motions).map_err(js_error)?;
         let format = opened.format();
-        let opts = self.options(false, false);
+        let opts = self.options(&path, false, false);
         let warnings =
             |w: &[hangar::Warning]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
         if let Some(levels) = opened.levels() {
@@ -370,10 +383,25 @@ impl Workspace {
         }
         let (kind, out) = shown_as(format);
         let c = opened.write_as(out, &opts).map_err(js_error)?;
-        let (nodes, animations) = if kind == "glb" {
+        let (nodes, animations, images) = if kind == "glb" {
             glb_counts(&c.bytes)
         } else {
-            (0, 0)
+            (0, 0, 0)
+        };
+        // The glTF's materials (by index: the scene's, in order) that show StarCraft II's team
+        // colour where their diffuse's alpha is 0; asked only where there are textures to show.
+        let team: Vec<usize> = if images > 0 {
+            opened.to_scene().map_or_else(
+                |_| Vec::new(),
+                |(scene, _)| {
+                    (scene.materials.iter().enumerate())
+                        .filter(|(_, m)| m.look.team_colour)
+                        .map(|(i, _)| i)
+                        .collect()
+                },
+            )
+        } else {
+            Vec::new()
         };
         let mut all = warnings(opened.warnings());
         all.extend(warnings(&c.warnings));
@@ -383,6 +411,7 @@ impl Workspace {
             "info": opened.info(),
             "nodes": nodes,
             "animations": animations,
+            "teamColour": team,
             "outputs": opened.outputs(),
             "warnings": all,
         });
@@ -400,7 +429,13 @@ impl Workspace {
             .levels()
             .ok_or_else(|| JsError::new(&format!("{path}: not a picture")))?
             .map_err(js_error)?;
-        picture(&opened, levels, mip, surface, self.options(false, false))
+        picture(
+            &opened,
+            levels,
+            mip,
+            surface,
+            self.options(&path, false, false),
+        )
     }
 
     /// Which of the outputs hangar names for the file at `path` (with `motions`) it writes from
@@ -411,7 +446,7 @@ impl Workspace {
     pub fn writable(&self, path: String, motions: Vec<String>) -> Result<String, JsError> {
         let opened = self.opened(&path, &motions).map_err(js_error)?;
         let scene = opened.levels().is_none() && shown_as(opened.format()).0 == "glb";
-        let opts = self.options(false, false);
+        let opts = self.options(&path, false, false);
         let ok: Vec<&str> = opened
             .outputs()
             .into_iter()
@@ -434,6 +469,45 @@ impl Workspace {
             .iter()
             .any(|f| f.severity == hangar::Severity::Error);
         json!({"ok": !failed, "findings": findings}).to_string()
+    }
+
+    /// What kind of mod the opened folder is (`"x4"`, `"sc2"`), or none when it is no mod (see
+    /// [`hangar::mod_kind_of_files`]).
+    pub fn mod_kind(&self) -> Option<String> {
+        let kind =
+            hangar::mod_kind_of_files(&self.label, self.files.iter().map(|(p, _)| p.as_str()))?;
+        Some(
+            match kind {
+                hangar::ModKind::X4 => "x4",
+                hangar::ModKind::Sc2 => "sc2",
+            }
+            .into(),
+        )
+    }
+
+    /// The opened folder checked as a mod (`hangar validate DIR`, [`hangar::check_mod_files`]):
+    /// `meta` (JSON: kind, files, references, errors, warnings and the findings as `validate
+    /// DIR --json` lists them) and, as the bytes, the report page (`--report`) in UTF-8.
+    pub fn check_mod(&self) -> Result<Shown, JsError> {
+        let checked =
+            hangar::check_mod_files(&self.label, self.files.clone(), None).map_err(js_error)?;
+        let errors = checked
+            .findings
+            .iter()
+            .filter(|f| f.severity == hangar::Severity::Error)
+            .count();
+        let meta = json!({
+            "kind": checked.kind,
+            "files": checked.files.len(),
+            "references": checked.links.len(),
+            "errors": errors,
+            "warnings": checked.findings.len() - errors,
+            "findings": checked.findings,
+        });
+        Ok(Shown {
+            meta: meta.to_string(),
+            bytes: checked.to_html().into_bytes(),
+        })
     }
 
     /// The file at `path` (with `motions`) converted to `output` (a name whose extension picks
@@ -473,7 +547,7 @@ impl Workspace {
     ) -> Result<hangar::Converted, JsError> {
         let opened = self.opened(path, motions).map_err(js_error)?;
         opened
-            .write_as(output, &self.options(quantize, compress))
+            .write_as(output, &self.options(path, quantize, compress))
             .map_err(js_error)
     }
 
@@ -573,15 +647,15 @@ mod tests {
 
     #[test]
     fn glb_counts_read_the_json_chunk() {
-        let json = br#"{"nodes":[{},{},{}],"animations":[{}]}"#;
+        let json = br#"{"nodes":[{},{},{}],"animations":[{}],"images":[{},{}]}"#;
         let mut glb = b"glTF".to_vec();
         glb.extend(2u32.to_le_bytes());
         glb.extend(((20 + json.len()) as u32).to_le_bytes());
         glb.extend((json.len() as u32).to_le_bytes());
         glb.extend(b"JSON");
         glb.extend(json);
-        assert_eq!(glb_counts(&glb), (3, 1));
-        assert_eq!(glb_counts(b"glTF"), (0, 0));
+        assert_eq!(glb_counts(&glb), (3, 1, 2));
+        assert_eq!(glb_counts(b"glTF"), (0, 0, 0));
     }
 }
 
@@ -689,6 +763,40 @@ mod downloads {
         ids.sort();
         assert_eq!(ids, [7, 8]);
         assert_eq!(page.reads("other.xmf".into()), [9]);
+    }
+}
+
+#[cfg(test)]
+mod mods {
+    use super::*;
+
+    /// A dropped folder with a `content.xml` at its root is an X4 mod, checked whole as the
+    /// library checks it; one without is none.
+    #[test]
+    fn a_mod_folder_is_checked_whole() {
+        let mut ws = Workspace::new("my_mod".into());
+        ws.add_bytes(
+            "content.xml".into(),
+            br#"<content id="my_mod" version="100" name="m"/>"#.to_vec(),
+        );
+        ws.add_bytes("libraries/wares.xml".into(), b"<diff><add sel=".to_vec());
+        assert_eq!(ws.mod_kind().as_deref(), Some("x4"));
+        let want = hangar::check_mod_files("my_mod", ws.files.clone(), None).unwrap();
+        let Ok(mut shown) = ws.check_mod() else {
+            panic!("not checked")
+        };
+        let meta: Value = serde_json::from_str(&shown.meta()).unwrap();
+        assert_eq!(meta["kind"], "x4");
+        assert_eq!(meta["files"], 2);
+        assert!(meta["errors"].as_u64().unwrap() >= 1);
+        assert_eq!(
+            meta["findings"].as_array().unwrap().len(),
+            want.findings.len()
+        );
+        assert_eq!(shown.take_bytes(), want.to_html().into_bytes());
+        let mut ships = Workspace::new("ships".into());
+        ships.add_bytes("a/content.xml".into(), Vec::new());
+        assert_eq!(ships.mod_kind(), None);
     }
 }
 

@@ -101,6 +101,20 @@ pub fn files_read(view: &GameView, path: &str) -> Vec<String> {
     crate::vfs::normalize(path).into_iter().collect()
 }
 
+/// The game root above the file at `path` among `paths` (files given by their paths inside
+/// what was opened, as a page's dropped folder): the deepest folder above it that holds an
+/// `assets` or `libraries` folder, as a model's textures are looked for on disk. Its prefix in
+/// normalized form (`"base.sc2data/"`); none when there is none below the top.
+///
+/// ```
+/// let files = ["Base.SC2Data/Assets/Models/a.m3", "Base.SC2Data/Assets/Textures/a.dds"];
+/// assert_eq!(hangar::game_root_in(files, "Base.SC2Data/Assets/Models/a.m3").as_deref(), Some("base.sc2data/"));
+/// assert_eq!(hangar::game_root_in(["assets/a.xmf"], "assets/a.xmf"), None);
+/// ```
+pub fn game_root_in<'a>(paths: impl IntoIterator<Item = &'a str>, path: &str) -> Option<String> {
+    crate::vfs::game_root_in(paths, path)
+}
+
 /// What kind of mod the folder `dir` holds, when it is one hangar checks whole: an X4 / X
 /// Rebirth extension (a `content.xml` in it), a StarCraft II mod or map saved as a folder
 /// (`*.SC2Mod`, `*.SC2Map`).
@@ -110,6 +124,23 @@ pub fn files_read(view: &GameView, path: &str) -> Vec<String> {
 /// ```
 pub fn mod_kind(dir: &Path) -> Option<ModKind> {
     crate::check::mod_kind(dir)
+}
+
+/// [`mod_kind`] for a mod given as its folder's name and its files' paths inside it (as
+/// [`check_mod_files`] takes them): a `content.xml` at its root, a folder named `*.SC2Mod` or
+/// `*.SC2Map`, or a `Base.SC2Data` folder.
+///
+/// ```
+/// use hangar::{mod_kind_of_files, ModKind};
+/// assert_eq!(mod_kind_of_files("my_mod", ["Content.xml", "index/macros.xml"]), Some(ModKind::X4));
+/// assert_eq!(mod_kind_of_files("Map.SC2Map", ["MapInfo"]), Some(ModKind::Sc2));
+/// assert_eq!(mod_kind_of_files("ships", ["a/content.xml", "a.xmf"]), None);
+/// ```
+pub fn mod_kind_of_files<'a>(
+    folder: &str,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> Option<ModKind> {
+    crate::check::mod_kind_of_files(folder, paths)
 }
 
 /// Checks the mod in the folder `dir` whole (`hangar validate DIR`): every file validated, every

@@ -45,9 +45,9 @@ pub(crate) mod validate;
 pub(crate) mod vfs;
 
 pub use api::{
-    check_mod, check_mod_files, component_of, files_read, mod_kind, open, write_scene,
-    ConvertOptions, Converted, Info, Link, ModCheck, ModKind, Opened, Pictures, Source,
-    WriteOptions, Wrote,
+    check_mod, check_mod_files, component_of, files_read, game_root_in, mod_kind,
+    mod_kind_of_files, open, write_scene, ConvertOptions, Converted, Info, Link, ModCheck, ModKind,
+    Opened, Pictures, Source, WriteOptions, Wrote,
 };
 pub use convert::{convert, Outcome};
 pub use detect::Format;

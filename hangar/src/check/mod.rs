@@ -79,9 +79,29 @@ pub fn mod_kind(dir: &Path) -> Option<ModKind> {
     if has("content.xml").is_some_and(|p| p.is_file()) {
         return Some(ModKind::X4);
     }
-    let sc2 = name.ends_with(".sc2mod")
-        || name.ends_with(".sc2map")
-        || has("base.sc2data").is_some_and(|p| p.is_dir());
+    let sc2 = sc2_name(&name) || has("base.sc2data").is_some_and(|p| p.is_dir());
+    sc2.then_some(ModKind::Sc2)
+}
+
+/// A StarCraft II mod or map saved as a folder is named so (`name` in lower case).
+fn sc2_name(name: &str) -> bool {
+    name.ends_with(".sc2mod") || name.ends_with(".sc2map")
+}
+
+/// [`mod_kind`] for a mod given as its folder's name and its files' paths inside it (a page's
+/// dropped folder).
+pub fn mod_kind_of_files<'a>(
+    folder: &str,
+    paths: impl IntoIterator<Item = &'a str>,
+) -> Option<ModKind> {
+    let mut sc2 = sc2_name(&folder.to_ascii_lowercase());
+    for p in paths {
+        let norm = crate::vfs::normalize(p).unwrap_or_default();
+        if norm == "content.xml" {
+            return Some(ModKind::X4);
+        }
+        sc2 |= norm.starts_with("base.sc2data/");
+    }
     sc2.then_some(ModKind::Sc2)
 }
 
@@ -101,8 +121,7 @@ pub fn check_folder(dir: &Path, game: Option<&Path>) -> Result<ModCheck> {
 /// or it has a `Base.SC2Data` folder, else an X4 one.
 pub fn check(world: &World) -> ModCheck {
     let name = world.files.folder.to_ascii_lowercase();
-    let sc2 = name.ends_with(".sc2mod")
-        || name.ends_with(".sc2map")
+    let sc2 = sc2_name(&name)
         || world
             .files
             .files()

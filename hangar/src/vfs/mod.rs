@@ -466,6 +466,25 @@ fn is_game_root(dir: &Path) -> bool {
     .any(|n| dir.join(n).is_dir())
 }
 
+/// [`is_game_root`] for files given by their paths: the deepest folder above `path` (not the top)
+/// that holds an `assets` or `libraries` folder among `paths`, as its normalized prefix.
+pub fn game_root_in<'a>(paths: impl IntoIterator<Item = &'a str>, path: &str) -> Option<String> {
+    let path = normalize(path).ok()?;
+    let mut best: Option<String> = None;
+    for p in paths {
+        let Ok(p) = normalize(p) else { continue };
+        for sub in ["/assets/", "/libraries/"] {
+            let Some(at) = p.find(sub) else { continue };
+            let root = &p[..at + 1];
+            let deeper = best.as_ref().is_none_or(|b| root.len() > b.len());
+            if deeper && path.starts_with(root) {
+                best = Some(root.to_string());
+            }
+        }
+    }
+    best
+}
+
 /// Views of the folders around loose models, kept as long as one set of conversion options
 /// serves (a batch): the models of one folder share its game root, its view and the listings read
 /// through it, where each model asked the system again before (a fifth of an M3 batch).
