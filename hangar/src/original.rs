@@ -5,6 +5,7 @@
 //! scene).
 
 use crate::error::{Error, Result, Warning};
+use crate::formats::Remeshed;
 use crate::model::Scene;
 use std::path::{Path, PathBuf};
 
@@ -303,7 +304,9 @@ pub(crate) fn from_original(
         };
         if same_ext("m3") {
             if crate::model::unchanged::difference(scene, was, false).is_some() {
-                return m3_remeshed(scene, was, bytes, why, notes);
+                let made = crate::formats::m3::edit::remesh(bytes, scene, was);
+                let lost = "effects, physics, hit tests and sequence data";
+                return remeshed(made, &why, lost, notes);
             }
             // An edit of clips alone is written whole, which keeps the edited keys and loses
             // what the builder does not make: said, not silent.
@@ -318,12 +321,20 @@ pub(crate) fn from_original(
             ));
             return None;
         }
-        notes.push(Warning::note(
-            None,
-            "--original",
-            format!("rebuilt from the glTF, not the original's bytes: {why}"),
-        ));
-        return same_ext("xac").then(|| actor_with_lods(scene, original, bytes));
+        if crate::model::unchanged::difference_but_meshes(scene, was).is_none() {
+            let made = crate::formats::emfx::edit::remesh(bytes, scene, was);
+            let lost = "node groups, limits, morph targets and material settings";
+            if let Some(made) = remeshed(made, &why, lost, notes) {
+                return Some(made);
+            }
+        } else {
+            notes.push(Warning::note(
+                None,
+                "--original",
+                format!("rebuilt from the glTF, not the original's bytes: {why}"),
+            ));
+        }
+        return Some(actor_with_lods(scene, original, bytes));
     }
     if same_ext("xsm") || same_ext("xpm") {
         return Some(motion(scene, output, original, bytes));
@@ -351,23 +362,21 @@ fn unchanged_model(scene: &Scene, was: &Scene, original: &Path) -> Option<String
     crate::model::unchanged::difference(scene, was, !actor_alone)
 }
 
-/// The original M3 with the mesh of `scene` (see [`crate::formats::m3::edit`]), every other part
-/// kept; `None` (the scene written whole, with a warning saying what is lost) when the mesh does
-/// not fit the original's bones or materials.
-fn m3_remeshed(
-    scene: &Scene,
-    was: &Scene,
-    bytes: &[u8],
-    why: String,
+/// The original with the meshes of `scene` put in by `made` ([`crate::formats::m3::edit`],
+/// [`crate::formats::emfx::edit`]), every other part kept; `None` (the scene written whole, with
+/// a warning saying the original's `lost` are not kept) when the meshes do not fit the original.
+fn remeshed(
+    made: Result<Remeshed>,
+    why: &str,
+    lost: &str,
     notes: &mut Vec<Warning>,
 ) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
-    use crate::formats::m3::edit::{remesh, Remeshed};
-    match remesh(bytes, scene, was) {
+    match made {
         Ok(Remeshed::Done(out, w)) => {
             notes.push(Warning::note(
                 None,
                 "--original",
-                format!("the mesh rebuilt from the glTF, every other part kept from the original: {why}"),
+                format!("the meshes rebuilt from the glTF, every other part kept from the original: {why}"),
             ));
             Some(Ok((out, w)))
         }
@@ -375,10 +384,7 @@ fn m3_remeshed(
             notes.push(Warning::new(
                 None,
                 "--original",
-                format!(
-                    "rebuilt whole from the glTF ({why}), so the original's effects, physics, \
-                     hit tests and sequence data are not kept: {cannot}"
-                ),
+                format!("rebuilt whole from the glTF ({why}), so the original's {lost} are not kept: {cannot}"),
             ));
             None
         }

@@ -37,6 +37,17 @@ fn same_matrix(a: Mat4, b: Mat4) -> bool {
 /// `None` when `edited` shows what `was` shows; else the first difference found, for a note.
 /// Clips are compared too unless `with_clips` is false (an actor's clips come from its motions).
 pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<String> {
+    compare(edited, was, with_clips, true)
+}
+
+/// As [`difference`] without clips, but a mesh may differ from its original (still on the same
+/// node, with or without a skin as it was): `None` when an edit changed meshes and nothing else,
+/// so the game file can keep every other part.
+pub fn difference_but_meshes(edited: &Scene, was: &Scene) -> Option<String> {
+    compare(edited, was, false, false)
+}
+
+fn compare(edited: &Scene, was: &Scene, with_clips: bool, meshes: bool) -> Option<String> {
     // Each node of `was` and the edited node that is it.
     let matched = super::match_nodes(&was.nodes, &edited.nodes);
     let mut taken = vec![false; edited.nodes.len()];
@@ -95,7 +106,8 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
         } else {
             same_matrix(was.world_matrix(i), edited.world_matrix(j))
         };
-        if n.skin.is_none() && !joints[i] && !placed && !far[i] {
+        // Without the meshes to show a joint moved, its own place is compared.
+        if n.skin.is_none() && (!joints[i] || !meshes) && !placed && !far[i] {
             return Some(format!("node {:?} moved", n.name));
         }
         match (n.mesh, e.mesh) {
@@ -121,16 +133,20 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
                         .collect()
                 });
                 let b_nodes = edited_skin.map(|k| &k.joints[..]);
-                if !super::same::same_skinned(
-                    (&b, &edited.materials, b_nodes),
-                    (&a, &was.materials, a_nodes.as_deref()),
-                ) {
+                if meshes
+                    && !super::same::same_skinned(
+                        (&b, &edited.materials, b_nodes),
+                        (&a, &was.materials, a_nodes.as_deref()),
+                    )
+                {
                     return Some(format!("the mesh of node {:?} changed", n.name));
                 }
             }
+            // A mesh taken out is an edit of meshes.
+            (Some(_), None) if !meshes => {}
             _ => return Some(format!("node {:?} gained or lost a mesh", n.name)),
         }
-        if n.skin.is_some() != e.skin.is_some() {
+        if n.skin.is_some() != e.skin.is_some() && e.mesh.is_some() {
             return Some(format!("node {:?} gained or lost a skin", n.name));
         }
     }

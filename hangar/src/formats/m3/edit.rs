@@ -12,16 +12,10 @@
 use super::build::{self, Built, Versions};
 use super::{dump, read, write, Tag, M3};
 use crate::error::{Error, Result, Warning};
+use crate::formats::Remeshed;
 use crate::model::Scene;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-
-/// What [`remesh`] made, or why the mesh cannot be put into the original (the scene is then
-/// rebuilt whole).
-pub(crate) enum Remeshed {
-    Done(Vec<u8>, Vec<Warning>),
-    Cannot(String),
-}
 
 /// Region fields that are not made from the mesh: the builder writes them as zero, and its root
 /// bone a lookup index where the game's files name the bone itself (the bones keep their numbers).
