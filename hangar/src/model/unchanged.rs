@@ -184,20 +184,8 @@ fn compare(edited: &Scene, was: &Scene, with_clips: bool, meshes: bool) -> Optio
             if at.is_some_and(|i| far.get(i).copied().unwrap_or(false)) {
                 continue;
             }
-            let ok = match (stored, at.and_then(|i| was.nodes.get(i))) {
-                (Some(s), _) => traces(c, s),
-                // A track the original lacks holds its node still: at its rest, or (Blender
-                // keys every bone of an action) at the rest the tool gave it.
-                (None, Some(n)) => {
-                    held_at(c, &rest(n, c.property))
-                        || edited
-                            .nodes
-                            .get(c.node)
-                            .is_some_and(|e| held_at(c, &rest(e, c.property)))
-                }
-                (None, None) => false,
-            };
-            if !ok {
+            let was_node = at.and_then(|i| was.nodes.get(i));
+            if !same_track(c, stored, was_node, edited.nodes.get(c.node)) {
                 return Some(format!(
                     "clip {:?} moves node {:?} otherwise",
                     a.name,
@@ -227,6 +215,26 @@ fn compare(edited: &Scene, was: &Scene, with_clips: bool, meshes: bool) -> Optio
         }
     }
     None
+}
+
+/// Whether an edited channel `c` moves its node as the original did: it traces the `stored`
+/// channel of its node and property, or where the original has none it holds the node still, at
+/// its rest in the original (`was_node`) or (Blender keys every bone of an action) at the rest the
+/// tool gave it (`edited_node`).
+pub(crate) fn same_track(
+    c: &Channel,
+    stored: Option<&Channel>,
+    was_node: Option<&super::Node>,
+    edited_node: Option<&super::Node>,
+) -> bool {
+    match (stored, was_node) {
+        (Some(s), _) => traces(c, s),
+        (None, Some(n)) => {
+            held_at(c, &rest(n, c.property))
+                || edited_node.is_some_and(|e| held_at(c, &rest(e, c.property)))
+        }
+        (None, None) => false,
+    }
 }
 
 /// `mesh`, skinned by `skin` (inverse binds and joints), as it shows with each joint at `pose`,
