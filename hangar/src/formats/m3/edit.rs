@@ -562,7 +562,8 @@ fn inconsistent(secs: &[Value], modl: &Value, changed: &HashMap<usize, String>) 
 /// its block's biggest key; every other section keeps its index and bytes. The clips of `scene`
 /// and `was` (the original's scene) are matched by name, their tracks by node and property.
 pub(crate) fn retrack(original: &[u8], scene: &Scene, was: &Scene) -> Result<Option<Remeshed>> {
-    use crate::model::{unchanged::same_track, Property};
+    use crate::model::unchanged::{same_track, shown};
+    use crate::model::Property;
     let (file, _) = read::read(original)?;
     let mut root = dump::to_json(&file);
     let (secs, mi) = sections(&mut root)?;
@@ -610,7 +611,8 @@ pub(crate) fn retrack(original: &[u8], scene: &Scene, was: &Scene) -> Result<Opt
                     .find(|s| s.node == i && s.property == c.property)
             });
             let was_node = i.and_then(|i| was.nodes.get(i));
-            if same_track(c, stored, was_node, scene.nodes.get(c.node)) {
+            let seen = |t: f32| i.is_none_or(|i| shown(was, a, i, c.property, t));
+            if same_track(c, stored, was_node, scene.nodes.get(c.node), &seen) {
                 continue;
             }
             let node_name = scene.nodes.get(c.node).map_or("?", |n| n.name.as_str());
