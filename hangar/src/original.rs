@@ -5,6 +5,7 @@
 //! scene).
 
 use crate::error::{Error, Result, Warning};
+use crate::formats::Remeshed;
 use crate::model::Scene;
 use std::path::{Path, PathBuf};
 
@@ -42,9 +43,10 @@ pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Resu
             let ext = |p: &Path| p.extension().map(|e| e.to_ascii_lowercase());
             ext(src) == ext(output)
         };
+        // Why the original's bytes were not used, said whichever way the file is made.
+        let mut notes = Vec::new();
         if let Some(src) = original.filter(own_format) {
             let was = read(src)?;
-            let mut notes = Vec::new();
             if let Some(made) = from_original(scene, output, src, &was, &mut notes) {
                 let (bytes, w) = made?;
                 return Ok(Files {
@@ -53,7 +55,8 @@ pub fn from_scene(scene: &Scene, output: &Path, original: Option<&Path>) -> Resu
                 });
             }
         }
-        let made = crate::any::convert_scene(scene, output, &Default::default())?;
+        let mut made = crate::any::convert_scene(scene, output, &Default::default())?;
+        made.warnings.splice(0..0, notes);
         let dir = output.parent().unwrap_or(Path::new(""));
         let mut files: Vec<(PathBuf, Vec<u8>)> = made
             .files
@@ -302,28 +305,34 @@ pub(crate) fn from_original(
             return Some(Ok((bytes.to_vec(), Vec::new())));
         };
         if same_ext("m3") {
-            if crate::model::unchanged::difference(scene, was, false).is_some() {
-                return m3_remeshed(scene, was, bytes, why, notes);
+            use crate::formats::m3::edit::{remesh, retrack};
+            // Clips alone edited leave the mesh as stored.
+            let mesh_edited = crate::model::unchanged::difference(scene, was, false).is_some();
+            let mesh = |b: &[u8]| match mesh_edited {
+                true => remesh(b, scene, was).map(Some),
+                false => Ok(None),
+            };
+            let clips = |b: &[u8]| retrack(b, scene, was);
+            let steps: [Step<'_>; 2] =
+                [("the meshes", &mesh), ("the edited clips' tracks", &clips)];
+            let lost = "effects, physics, hit tests and sequence data";
+            return into_original(bytes, &steps, (&why, lost), notes);
+        }
+        if crate::model::unchanged::difference_but_meshes(scene, was).is_none() {
+            let mesh = |b: &[u8]| crate::formats::emfx::edit::remesh(b, scene, was).map(Some);
+            let lost = "node groups, limits, morph targets and material settings";
+            if let Some(made) = into_original(bytes, &[("the meshes", &mesh)], (&why, lost), notes)
+            {
+                return Some(made);
             }
-            // An edit of clips alone is written whole, which keeps the edited keys and loses
-            // what the builder does not make: said, not silent.
-            notes.push(Warning::new(
+        } else {
+            notes.push(Warning::note(
                 None,
                 "--original",
-                format!(
-                    "rebuilt from the glTF, not the original's bytes: {why}; an edited clip is \
-                     not written into the original yet, so its effects, physics, hit tests and \
-                     sequence data other than the bones' keys are not kept"
-                ),
+                format!("rebuilt from the glTF, not the original's bytes: {why}"),
             ));
-            return None;
         }
-        notes.push(Warning::note(
-            None,
-            "--original",
-            format!("rebuilt from the glTF, not the original's bytes: {why}"),
-        ));
-        return same_ext("xac").then(|| actor_with_lods(scene, original, bytes));
+        return Some(actor_with_lods(scene, original, bytes));
     }
     if same_ext("xsm") || same_ext("xpm") {
         return Some(motion(scene, output, original, bytes));
@@ -351,39 +360,47 @@ fn unchanged_model(scene: &Scene, was: &Scene, original: &Path) -> Option<String
     crate::model::unchanged::difference(scene, was, !actor_alone)
 }
 
-/// The original M3 with the mesh of `scene` (see [`crate::formats::m3::edit`]), every other part
-/// kept; `None` (the scene written whole, with a warning saying what is lost) when the mesh does
-/// not fit the original's bones or materials.
-fn m3_remeshed(
-    scene: &Scene,
-    was: &Scene,
+/// One step of putting an edit into the original's bytes: what it writes (for the note) and the
+/// bytes with it put in (`None`: nothing of its kind changed).
+type Step<'a> = (&'a str, &'a dyn Fn(&[u8]) -> Result<Option<Remeshed>>);
+
+/// The original's bytes with each step's edit put in ([`crate::formats::m3::edit`],
+/// [`crate::formats::emfx::edit`]), every other part kept; `None` (the scene written whole, with
+/// a warning saying the original's `lost` are not kept) when a step cannot put its edit in.
+fn into_original(
     bytes: &[u8],
-    why: String,
+    steps: &[Step<'_>],
+    (why, lost): (&str, &str),
     notes: &mut Vec<Warning>,
 ) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
-    use crate::formats::m3::edit::{remesh, Remeshed};
-    match remesh(bytes, scene, was) {
-        Ok(Remeshed::Done(out, w)) => {
-            notes.push(Warning::note(
-                None,
-                "--original",
-                format!("the mesh rebuilt from the glTF, every other part kept from the original: {why}"),
-            ));
-            Some(Ok((out, w)))
+    let (mut out, mut warnings, mut done) = (bytes.to_vec(), Vec::new(), Vec::new());
+    for (what, step) in steps {
+        match step(&out) {
+            Ok(Some(Remeshed::Done(o, w))) => {
+                (out, done) = (o, [done, vec![*what]].concat());
+                warnings.extend(w);
+            }
+            Ok(Some(Remeshed::Cannot(cannot))) => {
+                notes.push(Warning::new(
+                    None,
+                    "--original",
+                    format!("rebuilt whole from the glTF ({why}), so the original's {lost} are not kept: {cannot}"),
+                ));
+                return None;
+            }
+            Ok(None) => {}
+            Err(e) => return Some(Err(e)),
         }
-        Ok(Remeshed::Cannot(cannot)) => {
-            notes.push(Warning::new(
-                None,
-                "--original",
-                format!(
-                    "rebuilt whole from the glTF ({why}), so the original's effects, physics, \
-                     hit tests and sequence data are not kept: {cannot}"
-                ),
-            ));
-            None
-        }
-        Err(e) => Some(Err(e)),
     }
+    notes.push(Warning::note(
+        None,
+        "--original",
+        format!(
+            "{} rebuilt from the glTF, every other part kept from the original: {why}",
+            done.join(" and ")
+        ),
+    ));
+    Some(Ok((out, warnings)))
 }
 
 /// The actor of `scene` with the original actor's LOD chunks (each a whole actor of its own, which

@@ -167,7 +167,8 @@ fn actor_faces_wind_counter_clockwise_around_their_normals() {
 }
 
 /// An actor with LODs back from a glb with `--original`: untouched, the original's bytes; with one
-/// vertex moved, rebuilt with the original's 5 LOD chunks carried as stored.
+/// vertex moved, the mesh written into the original (its 5 LOD chunks kept); with a mesh node
+/// added, rebuilt with the original's 5 LOD chunks carried as stored.
 #[test]
 fn an_actor_back_with_its_original_keeps_its_lods() {
     let Some(root) = std::env::var_os("HANGAR_CORPUS") else {
@@ -199,6 +200,23 @@ fn an_actor_back_with_its_original_keeps_its_lods() {
     let e = common::open(&edited.bytes, Path::new("e.glb")).unwrap();
     let out = e.write_as("z.xac", &options).unwrap();
     assert!(out.bytes != bytes);
+    assert_eq!(lods(&out.bytes), 5);
+    assert!(out.warnings.iter().any(|w| w
+        .message
+        .starts_with("the meshes rebuilt from the glTF, every other part kept")));
+    // A mesh node added: the actor is rebuilt, its LOD chunks carried.
+    let (mut scene, _) = g.to_scene().unwrap();
+    let mut extra = scene
+        .nodes
+        .iter()
+        .find(|n| n.mesh.is_some())
+        .unwrap()
+        .clone();
+    extra.name = "extra".into();
+    scene.nodes.push(extra);
+    let edited = hangar::write_scene(&scene, "e.glb", &Default::default()).unwrap();
+    let e = common::open(&edited.bytes, Path::new("e.glb")).unwrap();
+    let out = e.write_as("z.xac", &options).unwrap();
     assert_eq!(lods(&out.bytes), 5);
     assert!(out
         .warnings

@@ -240,3 +240,129 @@ fn a_kept_emitter_on_a_changed_region_is_named_in_a_warning() {
     // The corpus has a model whose emitters spawn from its regions.
     assert!(seen >= 1);
 }
+
+/// The first clip's first stored track with its first key moved (a position or scale by 0.5 in x, a
+/// rotation turned half round), on its own (`with_vertex` false) or with the first vertex moved too.
+fn edit_a_key(scene: &mut Scene, with_vertex: bool) -> Option<(usize, usize)> {
+    let (a, c) = scene.animations.iter().enumerate().find_map(|(a, clip)| {
+        // A track the file stores (a sequence that moves no bone shows one key at rest).
+        let c = clip.channels.iter().position(|c| c.times.len() > 1)?;
+        Some((a, c))
+    })?;
+    let ch = &mut scene.animations[a].channels[c];
+    if ch.property == hangar::model::Property::Rotation {
+        let q = [ch.values[0], ch.values[1], ch.values[2], ch.values[3]];
+        // Half a turn about z: (x, y, z, w) * (0, 0, 1, 0).
+        let turned = [q[1], -q[0], q[3], -q[2]];
+        ch.values[0..4].copy_from_slice(&turned);
+    } else {
+        ch.values[0] += 0.5;
+    }
+    if with_vertex {
+        scene.meshes.first_mut()?.vertices.positions.first_mut()?[0] += 0.05;
+    }
+    Some((a, c))
+}
+
+/// Every corpus M3 with a clip, one key of it moved in the glTF scene (alone, and with a vertex
+/// moved too) and written with the original: sections other than the mesh's and that track's
+/// (its block and its key times and values) keep their index and bytes; read back, the key moved,
+/// every other track of every clip as it was, and with the vertex, the vertex moved too.
+#[test]
+fn every_corpus_m3_with_a_key_moved_rewrites_that_track_alone() {
+    let Some(files) = corpus("m3", "m3") else {
+        return;
+    };
+    let dir = work("key_moved");
+    let (mut alone, mut with_mesh) = (0, 0);
+    let track_tags = ["SD3V", "SD4Q", "I32_", "VEC3", "QUAT"].map(Tag::from_name);
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let Ok((was, _)) = read::read(&bytes) else {
+            continue;
+        };
+        let original = glb_scene(f, &bytes);
+        for with_vertex in [false, true] {
+            let mut edited = original.clone();
+            let Some((a, c)) = edit_a_key(&mut edited, with_vertex) else {
+                continue;
+            };
+            let out = dir.join(format!("{with_vertex}-{}", name(f)));
+            let wrote = hangar::write_scene_to(&edited, &out, Some(f))
+                .unwrap_or_else(|e| panic!("{}: {e}", name(f)));
+            assert!(
+                wrote.warnings.iter().any(|w| w.message.contains(
+                    "the edited clips' tracks rebuilt from the glTF, every other part kept"
+                )),
+                "{}: {:?}",
+                name(f),
+                wrote.warnings
+            );
+            let written = std::fs::read(&out).unwrap();
+            let (now, _) = read::read(&written).unwrap();
+            let mesh = if with_vertex {
+                mesh_sections(&was)
+            } else {
+                BTreeSet::new()
+            };
+            let mut differ = 0;
+            for (i, (x, y)) in was.sections.iter().zip(&now.sections).enumerate() {
+                // The header (section 0) says where the index now is.
+                let same = (x.tag, x.count, &x.data[..]) == (y.tag, y.count, &y.data[..]);
+                if i == 0 || mesh.contains(&i) || same {
+                    continue;
+                }
+                assert!(
+                    track_tags.contains(&x.tag) && x.tag == y.tag,
+                    "{}: section {i} {:?} changed",
+                    name(f),
+                    x.tag
+                );
+                differ += 1;
+            }
+            assert!(differ <= 3, "{}: {differ} track sections changed", name(f));
+            for s in &now.sections[was.sections.len().min(now.sections.len())..] {
+                assert!(
+                    track_tags.contains(&s.tag) || with_vertex,
+                    "{}: {:?} added",
+                    name(f),
+                    s.tag
+                );
+            }
+            // Read back: the key moved, the other tracks as they were.
+            let back = scene::to_scene(&now, "x", &[]).unwrap().0;
+            let before = scene::to_scene(&was, "x", &[]).unwrap().0;
+            assert_eq!(back.animations.len(), before.animations.len());
+            for (k, (p, q)) in before.animations.iter().zip(&back.animations).enumerate() {
+                for (j, (x, y)) in p.channels.iter().zip(&q.channels).enumerate() {
+                    let e = &edited.animations[k].channels[j];
+                    let want = if (k, j) == (a, c) { e } else { x };
+                    assert_eq!(
+                        (&y.times[..], y.values.len()),
+                        (&want.times[..], want.values.len()),
+                        "{}: clip {k} track {j}",
+                        name(f)
+                    );
+                    let near = y
+                        .values
+                        .iter()
+                        .zip(&want.values[..])
+                        .all(|(u, v)| (u - v).abs() < 1e-5);
+                    assert!(near, "{}: clip {k} track {j} values", name(f));
+                }
+            }
+            if with_vertex {
+                let (p0, p1) = (
+                    before.meshes[0].vertices.positions[0],
+                    back.meshes[0].vertices.positions[0],
+                );
+                assert!((p1[0] - p0[0] - 0.05).abs() < 1e-3, "{}: vertex", name(f));
+                with_mesh += 1;
+            } else {
+                alone += 1;
+            }
+        }
+    }
+    println!("{alone} M3s with a key moved, {with_mesh} with a vertex moved too");
+    assert!(alone >= 60 && with_mesh >= 50, "{alone} {with_mesh}");
+}

@@ -15,3 +15,10 @@ pub mod schema;
 pub mod tga;
 pub mod x4xml;
 pub mod xmf;
+
+/// An edited scene's meshes written into the game file it came from (`m3::edit`, `emfx::edit`),
+/// every other part kept; or why they cannot be (the file is then rebuilt whole).
+pub(crate) enum Remeshed {
+    Done(Vec<u8>, Vec<crate::error::Warning>),
+    Cannot(String),
+}

@@ -37,6 +37,17 @@ fn same_matrix(a: Mat4, b: Mat4) -> bool {
 /// `None` when `edited` shows what `was` shows; else the first difference found, for a note.
 /// Clips are compared too unless `with_clips` is false (an actor's clips come from its motions).
 pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<String> {
+    compare(edited, was, with_clips, true)
+}
+
+/// As [`difference`] without clips, but a mesh may differ from its original (still on the same
+/// node, with or without a skin as it was): `None` when an edit changed meshes and nothing else,
+/// so the game file can keep every other part.
+pub fn difference_but_meshes(edited: &Scene, was: &Scene) -> Option<String> {
+    compare(edited, was, false, false)
+}
+
+fn compare(edited: &Scene, was: &Scene, with_clips: bool, meshes: bool) -> Option<String> {
     // Each node of `was` and the edited node that is it.
     let matched = super::match_nodes(&was.nodes, &edited.nodes);
     let mut taken = vec![false; edited.nodes.len()];
@@ -95,7 +106,8 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
         } else {
             same_matrix(was.world_matrix(i), edited.world_matrix(j))
         };
-        if n.skin.is_none() && !joints[i] && !placed && !far[i] {
+        // Without the meshes to show a joint moved, its own place is compared.
+        if n.skin.is_none() && (!joints[i] || !meshes) && !placed && !far[i] {
             return Some(format!("node {:?} moved", n.name));
         }
         match (n.mesh, e.mesh) {
@@ -121,16 +133,20 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
                         .collect()
                 });
                 let b_nodes = edited_skin.map(|k| &k.joints[..]);
-                if !super::same::same_skinned(
-                    (&b, &edited.materials, b_nodes),
-                    (&a, &was.materials, a_nodes.as_deref()),
-                ) {
+                if meshes
+                    && !super::same::same_skinned(
+                        (&b, &edited.materials, b_nodes),
+                        (&a, &was.materials, a_nodes.as_deref()),
+                    )
+                {
                     return Some(format!("the mesh of node {:?} changed", n.name));
                 }
             }
+            // A mesh taken out is an edit of meshes.
+            (Some(_), None) if !meshes => {}
             _ => return Some(format!("node {:?} gained or lost a mesh", n.name)),
         }
-        if n.skin.is_some() != e.skin.is_some() {
+        if n.skin.is_some() != e.skin.is_some() && e.mesh.is_some() {
             return Some(format!("node {:?} gained or lost a skin", n.name));
         }
     }
@@ -168,20 +184,9 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
             if at.is_some_and(|i| far.get(i).copied().unwrap_or(false)) {
                 continue;
             }
-            let ok = match (stored, at.and_then(|i| was.nodes.get(i))) {
-                (Some(s), _) => traces(c, s),
-                // A track the original lacks holds its node still: at its rest, or (Blender
-                // keys every bone of an action) at the rest the tool gave it.
-                (None, Some(n)) => {
-                    held_at(c, &rest(n, c.property))
-                        || edited
-                            .nodes
-                            .get(c.node)
-                            .is_some_and(|e| held_at(c, &rest(e, c.property)))
-                }
-                (None, None) => false,
-            };
-            if !ok {
+            let was_node = at.and_then(|i| was.nodes.get(i));
+            let seen = |t: f32| at.is_none_or(|i| shown(was, a, i, c.property, t));
+            if !same_track(c, stored, was_node, edited.nodes.get(c.node), &seen) {
                 return Some(format!(
                     "clip {:?} moves node {:?} otherwise",
                     a.name,
@@ -211,6 +216,28 @@ pub fn difference(edited: &Scene, was: &Scene, with_clips: bool) -> Option<Strin
         }
     }
     None
+}
+
+/// Whether an edited channel `c` moves its node as the original did: it traces the `stored`
+/// channel of its node and property, or where the original has none it holds the node still, at
+/// its rest in the original (`was_node`) or (Blender keys every bone of an action) at the rest the
+/// tool gave it (`edited_node`).
+/// Keys at times `seen` says nothing shows are not compared.
+pub(crate) fn same_track(
+    c: &Channel,
+    stored: Option<&Channel>,
+    was_node: Option<&super::Node>,
+    edited_node: Option<&super::Node>,
+    seen: &dyn Fn(f32) -> bool,
+) -> bool {
+    match (stored, was_node) {
+        (Some(s), _) => traces_where(c, s, seen),
+        (None, Some(n)) => {
+            held_at(c, &rest(n, c.property))
+                || edited_node.is_some_and(|e| held_at(c, &rest(e, c.property)))
+        }
+        (None, None) => false,
+    }
 }
 
 /// `mesh`, skinned by `skin` (inverse binds and joints), as it shows with each joint at `pose`,
@@ -273,6 +300,37 @@ fn held_at(c: &Channel, value: &[f32]) -> bool {
 /// Every key of `c` lies on the curve of `stored` (held at its ends), and `c` spans at least the
 /// same time (to a frame at 24 per second) unless `stored` holds still.
 pub(crate) fn traces(c: &Channel, stored: &Channel) -> bool {
+    traces_where(c, stored, &|_| true)
+}
+
+/// Whether `property` of node `i` of `was` shows at time `t` of clip `a`: not while an ancestor's
+/// scale (or for a rotation, its own) is zero there. A tool that keys from matrices (Blender's
+/// exporter decomposes each bone's) gives noise for what a zero scale hides.
+pub(crate) fn shown(
+    was: &Scene,
+    a: &super::Animation,
+    i: usize,
+    property: Property,
+    t: f32,
+) -> bool {
+    let own = (property == Property::Rotation).then_some(i);
+    let above = std::iter::successors(was.nodes.get(i).and_then(|n| n.parent), |&p| {
+        was.nodes.get(p)?.parent
+    })
+    .take(was.nodes.len());
+    !own.into_iter().chain(above).any(|n| {
+        a.channels
+            .iter()
+            .filter(|c| c.node == n && c.property == Property::Scale)
+            .any(|c| {
+                c.value_at(t)
+                    .is_some_and(|v| v.iter().any(|x| x.abs() < 1e-6))
+            })
+    })
+}
+
+/// [`traces`] with the keys at times `seen` says nothing shows left out.
+fn traces_where(c: &Channel, stored: &Channel, seen: &dyn Fn(f32) -> bool) -> bool {
     let w = c.width();
     if w != stored.width() {
         return false;
@@ -285,9 +343,10 @@ pub(crate) fn traces(c: &Channel, stored: &Channel) -> bool {
     // A tool samples every track over its whole clip: a longer span holds the last key.
     (still || span(c) >= span(stored) - 0.05)
         && c.times.iter().zip(c.values.chunks_exact(w)).all(|(&t, v)| {
-            stored
-                .value_at(t)
-                .is_some_and(|x| same_value(c.property, v, &x))
+            !seen(t)
+                || stored
+                    .value_at(t)
+                    .is_some_and(|x| same_value(c.property, v, &x))
         })
 }
 
@@ -339,6 +398,46 @@ mod tests {
             difference(&edited, &was, true).as_deref(),
             Some("node \"bone\" moved")
         );
+    }
+
+    /// A bone scaled to nothing in the middle of a clip (SC2 models hide parts so): Blender's
+    /// export decomposes its matrix there and keys noise for its rotation and its child's
+    /// place; those keys are not an edit, the same noise where the bone shows is.
+    #[test]
+    fn keys_a_zero_scale_hides_are_not_compared() {
+        let mut was = scene(&[(0.0, 0.0), (1.0, 24.0)]);
+        let mut child = Node::new("child");
+        (child.parent, child.translation) = (Some(1), glam::Vec3::X);
+        was.nodes.push(child);
+        let times = vec![0.0, 0.4, 0.6, 1.0];
+        let still = |property, values: Vec<f32>| Channel {
+            node: 1,
+            property,
+            interpolation: Interpolation::Step,
+            times: times.clone().into(),
+            values: values.into(),
+        };
+        let clip = &mut was.animations[0].channels;
+        clip.push(still(
+            Property::Scale,
+            [1.0, 0.0, 0.0, 1.0].iter().flat_map(|&s| [s; 3]).collect(),
+        ));
+        clip.push(still(Property::Rotation, [0.0, 0.0, 0.0, 1.0].repeat(4)));
+        let mut child_track = still(Property::Translation, [1.0, 0.0, 0.0].repeat(4));
+        child_track.node = 2;
+        clip.push(child_track);
+        let noisy = |at: usize| {
+            let mut e = was.clone();
+            let c = &mut e.animations[0].channels;
+            c[2].values[4 * at..4 * at + 4].copy_from_slice(&[0.6, 0.0, 0.0, 0.8]);
+            c[3].values[3 * at] = 7.0;
+            e
+        };
+        // Hidden at 0.4 and 0.6 (the step holds the zero until 1.0).
+        assert_eq!(difference(&noisy(1), &was, true), None);
+        assert_eq!(difference(&noisy(2), &was, true), None);
+        assert!(difference(&noisy(0), &was, true).is_some());
+        assert!(difference(&noisy(3), &was, true).is_some());
     }
 
     /// A root, two bones and a triangle skinned to them, bound away from the bones' rest; the

@@ -450,18 +450,40 @@ pub fn from_animations(
             .into_iter()
             .flatten()
             .collect();
-        for e in stored {
+        for (k, e) in stored.iter().enumerate() {
             let part = e["part"].as_str().unwrap_or_default().to_string();
-            let at = by_part.iter().position(|p| p.0 == part);
-            let (node, channels) = match at.map(|i| by_part.remove(i)) {
-                Some((_, node, ch)) => (Some(node), ch),
-                None => (None, Vec::new()),
-            };
             let index = e["index"].as_u64().map_or(next_new, |i| i as usize);
             let keys: Vec<Value> = e["keys"].as_array().cloned().unwrap_or_default();
             let n: Vec<usize> = (0..5)
                 .map(|i| e["counts"][i].as_u64().unwrap_or(0) as usize)
                 .collect();
+            // A part listed more than once in a state (its position keys in one description,
+            // its rotation in another): each description takes the channels of the tracks it
+            // holds keys for, the last one what is left.
+            let last = !stored[k + 1..].iter().any(|x| x["part"] == e["part"]);
+            let holds = |p: Property| match p {
+                Property::Translation => n[0] > 0,
+                Property::Rotation => n[1] > 0,
+                Property::Scale => n[2] > 0,
+                Property::Weights => false,
+            };
+            let (node, channels) = match by_part.iter().position(|p| p.0 == part) {
+                Some(i) => {
+                    let node = by_part[i].1;
+                    let (mine, rest): (Vec<&Channel>, Vec<&Channel>) =
+                        std::mem::take(&mut by_part[i].2)
+                            .into_iter()
+                            .partition(|c| last || holds(c.property));
+                    if rest.is_empty() {
+                        by_part.remove(i);
+                    } else {
+                        by_part[i].2 = rest;
+                    }
+                    // A description left no channel keeps its keys as stored.
+                    (Some(node).filter(|_| !mine.is_empty()), mine)
+                }
+                None => (None, Vec::new()),
+            };
             if n.iter().sum::<usize>() != keys.len() {
                 return Err(Error::refused(
                     format!("animations[{ai}].extras.ani"),
@@ -794,6 +816,58 @@ pub fn to_scene(file: &Ani, name: &str) -> (Scene, Vec<Warning>) {
     });
     scene.animations = animations;
     (scene, warnings)
+}
+
+#[cfg(test)]
+mod part_twice_tests {
+    use super::*;
+
+    fn key(value: [f32; 3], time: f32) -> Value {
+        json!({
+            "value": value, "interpolationX": 2, "interpolationY": 2, "interpolationZ": 2,
+            "time": time, "bezier": ([0.0f32; 12]), "tcb": ([0.0f32; 5]), "derivatives": ([0.0f32; 7]),
+            "angle": 0,
+        })
+    }
+
+    /// A bullet's `loop` state listing `part_bullet` twice (its spin in one description, its
+    /// move in the other), as channels resampled a key a frame at 24 fps (Blender's default
+    /// export): each description finds its own track again, and the file is the one read.
+    #[test]
+    fn a_part_listed_twice_in_a_state_keeps_each_description() {
+        let keys = vec![
+            key([0.0, 0.0, 0.0], 0.0),
+            key([0.0, 0.0, std::f32::consts::TAU], 1.0),
+            key([0.0, 0.0, 0.0], 0.0),
+            key([0.0, 0.0, 1.0], 1.0),
+        ];
+        let fields = json!({
+            "count": 2, "keyOffset": HEADER + 2 * DESCRIPTION_SIZE, "version": 1, "reserved": 0,
+            "animations": [
+                description("part_bullet", "loop", &[0, 2, 0, 0, 0], json!(1.0)).unwrap(),
+                description("part_bullet", "loop", &[2, 0, 0, 0, 0], json!(1.0)).unwrap(),
+            ],
+            "keys": keys,
+        });
+        let ani = Ani { fields };
+        let bytes = write(&ani).unwrap();
+        let (read_back, _) = read(&bytes).unwrap();
+        let (mut anims, _) = animations(&read_back, &mut |p| (p == "part_bullet").then_some(0));
+        assert_eq!(anims.len(), 1);
+        assert_eq!(anims[0].channels.len(), 2);
+        for c in &mut anims[0].channels {
+            let frames: Vec<f32> = (0..=24).map(|f| f as f32 / 24.0).collect();
+            let values: Vec<f32> = frames
+                .iter()
+                .flat_map(|&t| c.value_at(t).unwrap())
+                .collect();
+            (c.times, c.values) = (frames.into(), values.into());
+        }
+        let (built, _) =
+            from_animations(&anims, &mut |n| (n == 0).then(|| "part_bullet".into())).unwrap();
+        assert!(built.unchanged);
+        assert!(write(&built.ani).unwrap() == bytes);
+    }
 }
 
 #[cfg(test)]

@@ -216,10 +216,10 @@ fn actor_of(scene: &Scene) -> Result<File> {
     })
 }
 
-type NodeIndex<'a> = &'a dyn Fn(usize) -> Option<usize>;
+pub(super) type NodeIndex<'a> = &'a dyn Fn(usize) -> Option<usize>;
 
 /// The mesh chunk (and skin chunk) of `mesh`; `order` maps each written vertex to the mesh's.
-fn mesh_chunks(
+pub(super) fn mesh_chunks(
     mesh: &Mesh,
     (owner, collision): (usize, bool),
     joints: Option<&[usize]>,

@@ -15,6 +15,7 @@ pub mod build;
 pub mod check;
 pub mod chunks;
 pub mod document;
+pub(crate) mod edit;
 pub mod motion;
 pub mod scene;
 

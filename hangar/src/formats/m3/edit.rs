@@ -12,16 +12,10 @@
 use super::build::{self, Built, Versions};
 use super::{dump, read, write, Tag, M3};
 use crate::error::{Error, Result, Warning};
+use crate::formats::Remeshed;
 use crate::model::Scene;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-
-/// What [`remesh`] made, or why the mesh cannot be put into the original (the scene is then
-/// rebuilt whole).
-pub(crate) enum Remeshed {
-    Done(Vec<u8>, Vec<Warning>),
-    Cannot(String),
-}
 
 /// Region fields that are not made from the mesh: the builder writes them as zero, and its root
 /// bone a lookup index where the game's files name the bone itself (the bones keep their numbers).
@@ -36,16 +30,7 @@ const BIND_TOLERANCE: f32 = 1e-3;
 pub(crate) fn remesh(original: &[u8], scene: &Scene, was: &Scene) -> Result<Remeshed> {
     let (file, _) = read::read(original)?;
     let mut root = dump::to_json(&file);
-    let Some(secs) = root.get_mut("sections").and_then(Value::as_array_mut) else {
-        return Err(Error::invalid(0, "M3", "no sections"));
-    };
-    let Some(mi) = ref_index(&secs[0]["entries"][0]["model"]) else {
-        return Err(Error::invalid(
-            12,
-            "MD34.model",
-            "the header does not point at a MODL",
-        ));
-    };
+    let (secs, mi) = sections(&mut root)?;
     let built = build::sections(scene, versions(&file, mi)?, false)?;
     let bmodl = built.sections[1]["entries"][0].clone();
     let omodl = secs[mi]["entries"][0].clone();
@@ -195,6 +180,21 @@ pub(crate) fn remesh(original: &[u8], scene: &Scene, was: &Scene) -> Result<Reme
 
     let m3 = dump::from_json(&root)?;
     Ok(Remeshed::Done(write::write(&m3)?, warnings))
+}
+
+/// The sections of an M3's JSON form ([`dump`]) and the index of its MODL.
+fn sections(root: &mut Value) -> Result<(&mut Vec<Value>, usize)> {
+    let Some(secs) = root.get_mut("sections").and_then(Value::as_array_mut) else {
+        return Err(Error::invalid(0, "M3", "no sections"));
+    };
+    let Some(mi) = ref_index(&secs[0]["entries"][0]["model"]) else {
+        return Err(Error::invalid(
+            12,
+            "MD34.model",
+            "the header does not point at a MODL",
+        ));
+    };
+    Ok((secs, mi))
 }
 
 /// The structure versions of the original, where the builder writes mesh sections: its MODL's
@@ -554,4 +554,162 @@ fn inconsistent(secs: &[Value], modl: &Value, changed: &HashMap<usize, String>) 
         }
     }
     out
+}
+
+/// `original` (an M3's bytes) with the keys of the clips `scene` changed written into the tracks
+/// they came from; `None` when no clip changed. A changed track gets its own key times and values
+/// (sections put where the old ones were when nothing else names them, else added at the end) and
+/// its block's biggest key; every other section keeps its index and bytes. The clips of `scene`
+/// and `was` (the original's scene) are matched by name, their tracks by node and property.
+pub(crate) fn retrack(original: &[u8], scene: &Scene, was: &Scene) -> Result<Option<Remeshed>> {
+    use crate::model::unchanged::{same_track, shown};
+    use crate::model::Property;
+    let (file, _) = read::read(original)?;
+    let mut root = dump::to_json(&file);
+    let (secs, mi) = sections(&mut root)?;
+    let modl = secs[mi]["entries"][0].clone();
+    let (bones, stcs, stgs) = (
+        entries(secs, &modl["bones"]),
+        entries(secs, &modl["stc"]),
+        entries(secs, &modl["stg"]),
+    );
+    let shared = reference_counts(secs);
+    let matched = crate::model::match_nodes(&was.nodes, &scene.nodes);
+    let mut taken = vec![false; scene.animations.len()];
+    let mut changed = 0;
+    for a in &was.animations {
+        let Some(k) = crate::model::find_named(&scene.animations, &taken, &a.name, |x| &x.name)
+        else {
+            return Ok(Some(Remeshed::Cannot(format!("clip {:?} is gone", a.name))));
+        };
+        taken[k] = true;
+        let b = &scene.animations[k];
+        let m3 = a.extras.get("m3");
+        let (Some(si), Some(start)) = (
+            m3.and_then(|m| m["sequence"].as_u64()).map(|s| s as usize),
+            m3.and_then(|m| m["startMs"].as_i64()),
+        ) else {
+            continue;
+        };
+        // The sequence's STCs, highest priority first (as the reader takes them).
+        let mut order: Vec<usize> = entries(
+            secs,
+            &stgs
+                .get(si)
+                .map_or(Value::Null, |g| g["stcIndices"].clone()),
+        )
+        .iter()
+        .filter_map(|i| i.as_u64().map(|i| i as usize))
+        .filter(|&i| i < stcs.len())
+        .collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(stcs[i]["priority"].as_u64().unwrap_or(0)));
+        for c in &b.channels {
+            let i = matched.iter().position(|&j| j == Some(c.node));
+            let stored = i.and_then(|i| {
+                a.channels
+                    .iter()
+                    .find(|s| s.node == i && s.property == c.property)
+            });
+            let was_node = i.and_then(|i| was.nodes.get(i));
+            let seen = |t: f32| i.is_none_or(|i| shown(was, a, i, c.property, t));
+            if same_track(c, stored, was_node, scene.nodes.get(c.node), &seen) {
+                continue;
+            }
+            let node_name = scene.nodes.get(c.node).map_or("?", |n| n.name.as_str());
+            let cannot = |what: &str| {
+                Ok(Some(Remeshed::Cannot(format!(
+                    "clip {:?} moves {node_name:?} {what}",
+                    a.name
+                ))))
+            };
+            let bone = was_node
+                .and_then(|n| n.extras.get("m3")?.get("bone")?.as_u64())
+                .map(|b| b as usize);
+            let field = match c.property {
+                Property::Translation => "location",
+                Property::Rotation => "rotation",
+                Property::Scale => "scale",
+                Property::Weights => return cannot("by morph weights, which M3 has not"),
+            };
+            let id = bone
+                .and_then(|b| bones.get(b))
+                .and_then(|b| b[field]["id"].as_u64());
+            let Some(id) = id.filter(|&id| id != 0) else {
+                return cannot(&format!(
+                    "in its {field}, which the original does not animate"
+                ));
+            };
+            // The first STC of the sequence holding the id decides, and in it the id stored last.
+            let found = order.iter().find_map(|&s| {
+                let ids = entries(secs, &stcs[s]["animIds"]);
+                let at = ids.iter().rposition(|x| x.as_u64() == Some(id))?;
+                Some((s, entries(secs, &stcs[s]["animRefs"]).get(at)?.as_u64()?))
+            });
+            let Some((s, r)) = found else {
+                return cannot(&format!(
+                    "in its {field}, which this sequence does not animate"
+                ));
+            };
+            let (sd_field, width) = match r >> 16 {
+                2 => ("sd3v", 3),
+                3 => ("sd4q", 4),
+                _ => {
+                    return cannot(&format!(
+                        "in its {field}, stored in a kind hangar does not write"
+                    ))
+                }
+            };
+            let Some(sd) = ref_index(&stcs[s][sd_field]) else {
+                return cannot(&format!("in its {field}, whose block is missing"));
+            };
+            let block = (r & 0xffff) as usize;
+            let Some(old) = secs.get(sd).and_then(|x| x["entries"].get(block)).cloned() else {
+                return cannot(&format!("in its {field}, whose block is missing"));
+            };
+            let frames: Vec<i64> = c
+                .times
+                .iter()
+                .map(|t| start + (f64::from(*t) * 1000.0).round() as i64)
+                .collect();
+            let values: Vec<Value> = c
+                .values
+                .chunks_exact(width)
+                .map(|v| {
+                    Value::Array(
+                        v.iter()
+                            .map(|x| super::table::float_value(x.to_bits()))
+                            .collect(),
+                    )
+                })
+                .collect();
+            let version = |r: &Value| {
+                ref_index(r)
+                    .and_then(|i| secs.get(i))
+                    .map_or(0, |x| x["version"].as_u64().unwrap_or(0))
+            };
+            let frames_section =
+                json!({ "tag": "I32_", "version": version(&old["frames"]), "entries": frames });
+            let value_tag = if width == 4 { "QUAT" } else { "VEC3" };
+            let values_section =
+                json!({ "tag": value_tag, "version": version(&old["values"]), "entries": values });
+            let mut new = old.clone();
+            new["frames"] = place(secs, Some(frames_section), &old["frames"], &shared);
+            new["values"] = place(secs, Some(values_section), &old["values"], &shared);
+            new["biggestKey"] = frames.iter().copied().max().unwrap_or(0).max(0).into();
+            secs[sd]["entries"][block] = new;
+            changed += 1;
+        }
+    }
+    if let Some(new) = (scene.animations.iter().zip(&taken)).find(|(_, t)| !**t) {
+        let why = format!(
+            "clip {:?} is new: a sequence is not added to the original",
+            new.0.name
+        );
+        return Ok(Some(Remeshed::Cannot(why)));
+    }
+    if changed == 0 {
+        return Ok(None);
+    }
+    let m3 = dump::from_json(&root)?;
+    Ok(Some(Remeshed::Done(write::write(&m3)?, Vec::new())))
 }
