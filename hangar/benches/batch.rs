@@ -50,6 +50,7 @@ impl Best {
 }
 
 fn main() {
+    hangar::keep_freed_memory(); // as the CLI does
     let Ok(corpus) = std::env::var("HANGAR_CORPUS") else {
         println!("batch bench skipped: set HANGAR_CORPUS to the corpus folder");
         return;

@@ -155,6 +155,7 @@ fn summary() {
 criterion_group!(benches, bench);
 
 fn main() {
+    hangar::keep_freed_memory(); // as the CLI does
     benches();
     Criterion::default().configure_from_args().final_summary();
     summary();
