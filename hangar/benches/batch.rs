@@ -1,14 +1,16 @@
-//! One batch, two sources: the corpus M3s and XMFs converted to GLB from a plain folder and from a
-//! `.cat`/`.dat` packed from that folder, with one job and with every core. Prints MB/s of input
-//! for each and the catalog's ratio to the folder (goal: at least 0.9).
+//! One batch, two sources: the corpus M3s and XMFs converted to GLB from a plain folder (the files
+//! loose) and from a `.cat`/`.dat` packed from that folder, with 1, 2 and every core's jobs. Prints
+//! conversions per second and MB/s of input for each, the catalog's ratio to the folder, and each job
+//! count's ratio to one job (goal: 2 jobs at least 1.8x one).
 //! Run: `HANGAR_CORPUS=../shared/corpus cargo bench -p hangar --bench batch`.
 
 use hangar::formats::catalog;
 use hangar::GameView;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 mod common;
-use common::mbps;
+use common::load_average;
 
 /// The corpus's M3s and XMFs copied into a fresh folder, and a catalog packed from it.
 fn inputs(corpus: &Path) -> (PathBuf, PathBuf, u64) {
@@ -34,7 +36,21 @@ fn inputs(corpus: &Path) -> (PathBuf, PathBuf, u64) {
     (root.join("src"), cat, bytes)
 }
 
+/// The fastest of the runs of one (jobs, source) pair.
+#[derive(Clone, Copy)]
+struct Best {
+    time: Duration,
+    files: usize,
+}
+
+impl Best {
+    fn per_second(&self) -> f64 {
+        self.files as f64 / self.time.as_secs_f64()
+    }
+}
+
 fn main() {
+    hangar::keep_freed_memory(); // as the CLI does
     let Ok(corpus) = std::env::var("HANGAR_CORPUS") else {
         println!("batch bench skipped: set HANGAR_CORPUS to the corpus folder");
         return;
@@ -43,33 +59,65 @@ fn main() {
     let out = std::env::temp_dir().join("hangar-bench-batch/out");
     let folder_view = GameView::folder(&folder).unwrap();
     let cat_view = GameView::open(&cat).unwrap();
-    let run = |view: &GameView, prefix: &str| {
+    let run = |view: &GameView| {
         let _ = std::fs::remove_dir_all(&out);
+        let t = Instant::now();
         let r =
-            hangar::batch::run(view, prefix, &out, "glb", &Default::default(), &|_| {}).unwrap();
+            hangar::batch::run(view, "assets", &out, "glb", &Default::default(), &|_| {}).unwrap();
+        let time = t.elapsed();
         assert!(r.failed.is_empty(), "{:?}", r.failed);
-        r.converted
+        Best {
+            time,
+            files: r.converted,
+        }
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for jobs in [1, cores] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .unwrap();
-        let (f, c) = pool.install(|| {
-            // Alternated, best of five each: the same disk cache state for both.
-            let mut f = 0f64;
-            let mut c = 0f64;
-            for _ in 0..5 {
-                f = f.max(mbps(bytes, 1, || run(&folder_view, "assets")));
-                c = c.max(mbps(bytes, 1, || run(&cat_view, "assets")));
+    let mut counts = vec![1, 2, cores];
+    counts.sort_unstable();
+    counts.dedup();
+    let pools: Vec<rayon::ThreadPool> = counts
+        .iter()
+        .map(|&n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    // Every (jobs, source) pair once a round, best of seven rounds: load from the other builders on
+    // the machine falls on every pair alike rather than on whichever ran last.
+    let none = Best {
+        time: Duration::MAX,
+        files: 0,
+    };
+    let mut best = vec![[none; 2]; counts.len()];
+    for _ in 0..7 {
+        for (k, pool) in pools.iter().enumerate() {
+            for (s, view) in [&folder_view, &cat_view].into_iter().enumerate() {
+                let b = pool.install(|| run(view));
+                if b.time < best[k][s].time {
+                    best[k][s] = b;
+                }
             }
-            (f, c)
-        });
+        }
+    }
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "\nbatch to GLB: {} models, {mb:.1} MB of input, best of 7 rounds, {cores} cores, load average {}",
+        best[0][0].files,
+        load_average()
+    );
+    for (k, &jobs) in counts.iter().enumerate() {
+        let [f, c] = best[k];
         println!(
-            "batch to GLB, {jobs} job(s), {:.1} MB: folder {f:.0} MB/s, catalog {c:.0} MB/s, catalog/folder {:.2}",
-            bytes as f64 / 1e6,
-            c / f
+            "  {jobs} job(s): loose {:6.1} conversions/s ({:4.0} MB/s, x{:.2} one job), catalog {:6.1} conversions/s ({:4.0} MB/s, x{:.2} one job), catalog/loose {:.2}",
+            f.per_second(),
+            mb / f.time.as_secs_f64(),
+            f.per_second() / best[0][0].per_second(),
+            c.per_second(),
+            mb / c.time.as_secs_f64(),
+            c.per_second() / best[0][1].per_second(),
+            c.per_second() / f.per_second()
         );
     }
 }

@@ -54,6 +54,7 @@ pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
 pub use formats::rgba::Image;
 pub use gltf::export::Options as GltfOptions;
+pub use io::keep_freed_memory;
 pub use material::{images as material_images, Recipe, Slot};
 pub use original::write_scene_to;
 pub use textures::{

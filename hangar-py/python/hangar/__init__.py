@@ -299,7 +299,7 @@ def component_of(folder: str | PathLike[str]) -> Optional[str]:
 def digest(*arrays) -> str:
     """A fingerprint of numpy arrays (any dtype and shape, read as their bytes in C order): each one's
     Adler-32 and byte length, ``xxxxxxxx:len`` joined by ``/`` (``zlib.adler32`` values), computed in the
-    library side by side. Any change of a value or a length changes it."""
+    library. Any change of a value or a length changes it."""
     return _native.digest([np.ascontiguousarray(a).ravel().view(np.uint8) for a in arrays])
 
 

@@ -22,6 +22,28 @@ pub fn mbps(bytes: u64, runs: usize, f: impl Fn() -> usize) -> f64 {
     bytes as f64 / 1e6 / best.as_secs_f64()
 }
 
+/// The best time of each of `fs`, in seconds, over `rounds` rounds that run each once in turn: load
+/// from other programs falls on all of them alike, so their ratios hold on a busy machine.
+pub fn race(rounds: usize, fs: &[&dyn Fn() -> usize]) -> Vec<f64> {
+    let mut best = vec![f64::MAX; fs.len()];
+    for _ in 0..rounds {
+        for (b, f) in best.iter_mut().zip(fs) {
+            let t = Instant::now();
+            black_box(f());
+            *b = b.min(t.elapsed().as_secs_f64());
+        }
+    }
+    best
+}
+
+/// The machine's 1-minute load average (Linux), to read the figures by; "?" elsewhere.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
 /// `scene` as a .glb with no images (the textures are not the point) and the warnings.
 pub fn to_glb(scene: &hangar::model::Scene) -> hangar::Result<(Vec<u8>, Vec<hangar::Warning>)> {
     let opts = hangar::TextureOptions {
