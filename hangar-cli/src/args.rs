@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use hangar::formats::dds;
+use hangar::pictures as dds;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
@@ -275,17 +275,17 @@ impl TextureArgs {
                 SurfaceChoice::Strip => dds::Surfaces::Strip,
                 SurfaceChoice::First => dds::Surfaces::First,
             },
-            dds: dds::encode::Options {
+            dds: dds::DdsOptions {
                 encoding: match self.format {
-                    DdsFormat::Bc7 => dds::encode::Encoding::Bc7,
-                    DdsFormat::Bc3 => dds::encode::Encoding::Bc3,
-                    DdsFormat::Bc1 => dds::encode::Encoding::Bc1,
-                    DdsFormat::Bc4 => dds::encode::Encoding::Bc4,
-                    DdsFormat::Bc5 => dds::encode::Encoding::Bc5,
+                    DdsFormat::Bc7 => dds::Encoding::Bc7,
+                    DdsFormat::Bc3 => dds::Encoding::Bc3,
+                    DdsFormat::Bc1 => dds::Encoding::Bc1,
+                    DdsFormat::Bc4 => dds::Encoding::Bc4,
+                    DdsFormat::Bc5 => dds::Encoding::Bc5,
                 },
                 mipmaps: match self.mipmaps {
-                    MipLevels::Full => dds::encode::Mipmaps::Full,
-                    MipLevels::None => dds::encode::Mipmaps::None,
+                    MipLevels::Full => dds::Mipmaps::Full,
+                    MipLevels::None => dds::Mipmaps::None,
                 },
             },
             nearby: Default::default(),

@@ -225,14 +225,14 @@ fn shown_as(format: Format) -> (&'static str, &'static str) {
 /// One mip level of one surface of a picture as a PNG, with what the pickers offer in `meta`.
 fn picture(
     opened: &Opened,
-    levels: hangar::formats::dds::Levels,
+    levels: hangar::pictures::Levels,
     mip: u32,
     surface: u32,
     mut opts: ConvertOptions,
 ) -> Result<Shown, JsError> {
-    opts.textures.surfaces = hangar::formats::dds::Surfaces::One { mip, surface };
+    opts.textures.surfaces = hangar::pictures::Surfaces::One { mip, surface };
     let p = opened.write_as("shown.png", &opts).map_err(js_error)?;
-    let (width, height) = hangar::formats::dds::png_size(&p.bytes).unwrap_or_default();
+    let (width, height) = hangar::pictures::png_size(&p.bytes).unwrap_or_default();
     let meta = json!({
         "kind": "image",
         "format": "texture",

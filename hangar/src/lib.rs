@@ -75,6 +75,14 @@ pub mod catalogs {
     };
 }
 
+/// The picture choices of the faces (a `.png`'s compression and surfaces, a `.dds`'s encoding and
+/// mips, in [`TextureOptions`]) and what they need to show one level of a texture, through the door
+/// rather than from [`crate::formats::dds`] (which reads and writes the files).
+pub mod pictures {
+    pub use crate::formats::dds::encode::{Encoding, Mipmaps, Options as DdsOptions};
+    pub use crate::formats::dds::{png_size, Levels, PngCompression, Surfaces};
+}
+
 /// The Anark name hash (`hangar hash`): the number .bgf, .bgp and .bsg files store a name as.
 pub fn anark_hash(name: &str) -> u32 {
     formats::anark::hash::hash(name)
