@@ -283,6 +283,30 @@ def new_material():
     return "" if len(named) == 1 else f"XMFs naming the material: {named}"
 
 
+def empty_mesh():
+    """An actor holding a mesh with no vertices (real XAC files do) imports, both meshes made (one
+    empty), and exports back byte for byte. Built in code: the file is not ours."""
+    import numpy as np
+    import hangar
+    fresh()
+    tri = hangar.Mesh(name="body", positions=np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32),
+                      normals=np.array([[0, 0, 1]] * 3, np.float32),
+                      primitives=[hangar.Primitive(indices=np.array([0, 1, 2], np.uint32))])
+    empty = hangar.Mesh(name="nothing")
+    sc = hangar.Scene(name="actor", meshes=[tri, empty],
+                      nodes=[hangar.Node(name="body", mesh=0), hangar.Node(name="nothing", mesh=1)])
+    src = os.path.join(out, "empty mesh", "actor.xac")
+    os.makedirs(os.path.dirname(src), exist_ok=True)
+    hangar.write(sc, src)
+    if "FINISHED" not in bpy.ops.import_scene.hangar(filepath=src):
+        return "import did not finish"
+    sizes = sorted(len(o.data.vertices) for o in bpy.context.scene.objects if o.type == "MESH")
+    if sizes != [0, 3]:
+        return f"meshes of {sizes} vertices"
+    dst = exported("empty mesh back", src)
+    return "" if filecmp.cmp(src, dst, shallow=False) else "not byte for byte"
+
+
 def edges():
     """The edge table the library hands over is the one Blender computes itself: after the dropship's
     import every mesh is valid as it is (validate() corrects nothing) and has as many edges as Blender
@@ -455,4 +479,5 @@ checks.case("key moved", key_moved)
 checks.case("textures", textures)
 checks.case("retexture", retexture)
 checks.case("new material", new_material)
+checks.case("empty mesh", empty_mesh)
 checks.finish()

@@ -27,6 +27,7 @@ fn corpus_files_give_notes_but_no_warnings() {
     let out = common::gltf_out("warnings").join("out.glb");
     let (mut notes, mut with_notes) = (0usize, 0usize);
     let mut problems = Vec::new();
+    let mut texture_findings = Vec::new();
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
         let opened = common::open(&bytes, f).unwrap();
@@ -41,6 +42,12 @@ fn corpus_files_give_notes_but_no_warnings() {
             }
         }
         for x in findings.iter().filter(|x| !x.note) {
+            // A model's textures that the game would draw wrong are real problems of those files,
+            // which real mods ship (docs/MATERIALS.md); counted, not this test's concern.
+            if x.message.starts_with("texture ") && x.path.starts_with("DDS.") {
+                texture_findings.push(format!("{}: {x}", common::name(f)));
+                continue;
+            }
             problems.push(format!("{}: {x}", common::name(f)));
         }
         notes += findings.iter().filter(|x| x.note).count();
@@ -53,6 +60,9 @@ fn corpus_files_give_notes_but_no_warnings() {
     );
     assert!(files.len() >= 248, "{}", files.len());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Two corpus models name a texture without mips (a logo and a backpack): said of the model.
+    assert_eq!(texture_findings.len(), 2, "{}", texture_findings.join("\n"));
+    assert!(texture_findings.iter().all(|x| x.contains("no mip levels")));
     // The notes are there for -v: declared lengths, header counts, missing textures...
     assert!(with_notes >= 150, "{with_notes}");
 }
