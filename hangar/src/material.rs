@@ -364,24 +364,12 @@ fn luma(px: &[u8]) -> u8 {
 /// `img` as the grey a metallic-roughness image keeps of it (its luma, as [`metal_roughness`]
 /// reads a map): what a map split back from one is compared with.
 pub fn as_grey(img: &Image) -> Image {
-    Image {
-        width: img.width,
-        height: img.height,
-        rgba: img
-            .rgba
-            .chunks_exact(4)
-            .flat_map(|p| {
-                let v = luma(p);
-                [v, v, v, 255]
-            })
-            .collect(),
-    }
+    grey_by(img, luma)
 }
 
-/// A metallic-roughness image split back into the game's grey maps: metal (from blue) and
-/// smoothness (1 - roughness, from green), the inverse of [`metal_roughness`].
-pub fn metal_and_smooth(img: &Image) -> (Image, Image) {
-    let grey = |f: &dyn Fn(&[u8]) -> u8| Image {
+/// A grey image, opaque, each pixel `f` of `img`'s.
+fn grey_by(img: &Image, f: impl Fn(&[u8]) -> u8) -> Image {
+    Image {
         width: img.width,
         height: img.height,
         rgba: img
@@ -392,8 +380,13 @@ pub fn metal_and_smooth(img: &Image) -> (Image, Image) {
                 [v, v, v, 255]
             })
             .collect(),
-    };
-    (grey(&|p| p[2]), grey(&|p| 255 - p[1]))
+    }
+}
+
+/// A metallic-roughness image split back into the game's grey maps: metal (from blue) and
+/// smoothness (1 - roughness, from green), the inverse of [`metal_roughness`].
+pub fn metal_and_smooth(img: &Image) -> (Image, Image) {
+    (grey_by(img, |p| p[2]), grey_by(img, |p| 255 - p[1]))
 }
 
 /// Metal and smoothness maps (grey, either may be missing) as glTF's metallic-roughness image:

@@ -747,13 +747,17 @@ fn encoded(
     Ok((bytes, what))
 }
 
+/// Whether `output` names an X4 model (a component's XML or an XMF).
+fn is_x4_model(output: &Path) -> bool {
+    crate::io::has_ext(output, "xml") || crate::io::has_ext(output, "xmf")
+}
+
 /// The X4 name of a material new in an export to `output`: X4 finds a material by
 /// `collection.material`, so a name without a collection gets the model's (its file stem),
 /// both lower case with only letters, digits and `_`. `None` when `output` is no X4 model or
 /// the name has its collection already.
 pub fn x4_material_name(output: &Path, name: &str) -> Option<String> {
-    let x4 = crate::io::has_ext(output, "xml") || crate::io::has_ext(output, "xmf");
-    if !x4 || name.contains('.') {
+    if !is_x4_model(output) || name.contains('.') {
         return None;
     }
     let plain = |s: &str| -> String {
@@ -816,8 +820,7 @@ fn new_materials(
     if new.is_empty() {
         return Ok(Default::default());
     }
-    let x4 = crate::io::has_ext(output, "xml") || crate::io::has_ext(output, "xmf");
-    if !x4 {
+    if !is_x4_model(output) {
         let warnings = new
             .iter()
             .map(|e| {

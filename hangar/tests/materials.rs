@@ -264,40 +264,21 @@ fn a_gltf_with_a_painted_image_writes_it_back_beside_the_m3() {
     let model = root.join("vicboyv__thethingrevival.SC2Map/Flamethrowerbackpack.m3");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-write");
     let _ = std::fs::remove_dir_all(&dir);
-    let gltf = common::gltf_out("materials").join("flame.gltf");
-    let mut copy = hangar::ConvertOptions::default();
-    copy.textures.mode = hangar::TextureMode::Copy;
-    hangar::open(model.as_path())
-        .unwrap()
-        .write_to(&gltf, &copy)
-        .unwrap();
     // Paint the copied base colour PNG (the glTF names it by its game path).
-    let png = gltf
-        .parent()
-        .unwrap()
-        .join("flame_textures/FlameBPTexture.png");
-    let mut img = dds::encode::read_png(&std::fs::read(&png).unwrap()).unwrap();
-    for y in 8..40 {
-        for x in 8..40 {
-            let o = (y * img.width as usize + x) * 4;
-            img.rgba[o..o + 4].copy_from_slice(&[255, 0, 255, 255]);
+    let gltf = painted_gltf(&model, "flame", "FlameBPTexture.png", |img| {
+        for y in 8..40 {
+            for x in 8..40 {
+                let o = (y * img.width as usize + x) * 4;
+                img.rgba[o..o + 4].copy_from_slice(&[255, 0, 255, 255]);
+            }
         }
-    }
-    std::fs::write(
-        &png,
-        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
-    )
-    .unwrap();
-
+    });
     // The originals (their compression, what is unchanged) come from the game named with --game.
-    let game = hangar::GameView::folder(model.parent().unwrap()).unwrap();
-    let mut write = hangar::ConvertOptions::for_input(&gltf, vec![game]).unwrap();
-    write.textures.mode = hangar::TextureMode::Write;
-    let out = dir.join("Flamethrowerbackpack.m3");
-    hangar::open(gltf.as_path())
-        .unwrap()
-        .write_to(&out, &write)
-        .unwrap();
+    written_back(
+        &gltf,
+        model.parent().unwrap(),
+        &dir.join("Flamethrowerbackpack.m3"),
+    );
     let written: Vec<_> = walk(&dir);
     assert_eq!(written.len(), 2, "the model and one texture: {written:?}");
     let dds_file = dir.join("Assets/Textures/FlameBPTexture.dds");
@@ -311,6 +292,39 @@ fn a_gltf_with_a_painted_image_writes_it_back_beside_the_m3() {
         "vicboyv__thethingrevival.SC2Map/assets/textures/FlameBPTexture.dds",
     );
     assert!(psnr_outside_square(&back, &orig) >= 30.0);
+}
+
+/// `model` as `NAME.gltf` with its textures copied beside it as PNG, the one called `png` painted.
+fn painted_gltf(
+    model: &Path,
+    name: &str,
+    png: &str,
+    paint: impl FnOnce(&mut dds::Image),
+) -> PathBuf {
+    let gltf = common::gltf_out("materials").join(format!("{name}.gltf"));
+    let mut copy = hangar::ConvertOptions::default();
+    copy.textures.mode = hangar::TextureMode::Copy;
+    hangar::open(model).unwrap().write_to(&gltf, &copy).unwrap();
+    let png = gltf
+        .parent()
+        .unwrap()
+        .join(format!("{name}_textures/{png}"));
+    let mut img = dds::encode::read_png(&std::fs::read(&png).unwrap()).unwrap();
+    paint(&mut img);
+    std::fs::write(
+        &png,
+        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
+    )
+    .unwrap();
+    gltf
+}
+
+/// `gltf` written as `out` with `--textures write`, the originals found in the folder `game`.
+fn written_back(gltf: &Path, game: &Path, out: &Path) {
+    let game = hangar::GameView::folder(game).unwrap();
+    let mut write = hangar::ConvertOptions::for_input(gltf, vec![game]).unwrap();
+    write.textures.mode = hangar::TextureMode::Write;
+    hangar::open(gltf).unwrap().write_to(out, &write).unwrap();
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -482,36 +496,15 @@ fn a_gltf_of_a_component_writes_its_painted_image_back_beside_the_xml() {
     let Some(root) = textures_root() else { return };
     let mod_dir = root.join("DeadAirRT__deadairfactionamarr");
     let model = mod_dir.join("assets/units/size_m/ship_dam_m_coercer.xml");
-    let gltf = common::gltf_out("materials").join("coercer.gltf");
-    let mut copy = hangar::ConvertOptions::default();
-    copy.textures.mode = hangar::TextureMode::Copy;
-    hangar::open(model.as_path())
-        .unwrap()
-        .write_to(&gltf, &copy)
-        .unwrap();
-    let png = gltf
-        .parent()
-        .unwrap()
-        .join("coercer_textures/coercer_diffuse.png");
-    let mut img = dds::encode::read_png(&std::fs::read(&png).unwrap()).unwrap();
-    for px in img.rgba.chunks_exact_mut(4).take(64) {
-        px.copy_from_slice(&[255, 0, 0, 255]);
-    }
-    std::fs::write(
-        &png,
-        dds::encode_png(&img, dds::PngCompression::Fast).unwrap(),
-    )
-    .unwrap();
+    let gltf = painted_gltf(&model, "coercer", "coercer_diffuse.png", |img| {
+        for px in img.rgba.chunks_exact_mut(4).take(64) {
+            px.copy_from_slice(&[255, 0, 0, 255]);
+        }
+    });
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("materials-component/deadair");
     let _ = std::fs::remove_dir_all(&out);
-    let game = hangar::GameView::folder(&mod_dir).unwrap();
-    let mut write = hangar::ConvertOptions::for_input(&gltf, vec![game]).unwrap();
-    write.textures.mode = hangar::TextureMode::Write;
     let xml = out.join("assets/units/size_m/ship_dam_m_coercer.xml");
-    hangar::open(gltf.as_path())
-        .unwrap()
-        .write_to(&xml, &write)
-        .unwrap();
+    written_back(&gltf, &mod_dir, &xml);
     let textures: Vec<PathBuf> = walk(&out)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "gz"))

@@ -3,7 +3,7 @@
 //! game-ready XMFs; the .ani comes back as it was read.
 
 use crate::error::{Error, ErrorKind, Result, Warning};
-use crate::formats::{ani, xmf};
+use crate::formats::{ani, x4xml::escaped, xmf};
 use crate::model::{Node, Property, Role, Scene};
 use crate::vfs::GameView;
 use base64::Engine;
@@ -551,13 +551,13 @@ fn rest_pose(scene: &Scene, p: usize, old: &Offset) -> (glam::Vec3, glam::Quat) 
 /// A `<connection>` holding the part `n` (named by the node) at its place, under `parent`.
 fn connection_xml(indent: &str, name: &str, parent: Option<&str>, n: &Node) -> String {
     let parent = parent
-        .map(|p| format!(" parent=\"{}\"", esc(p)))
+        .map(|p| format!(" parent=\"{}\"", escaped(p)))
         .unwrap_or_default();
     let off = Offset::from_gltf(n.translation, n.rotation);
     format!(
         "{indent}<connection name=\"{name}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
         off.xml("\t\t\t\t"),
-        esc(&n.name)
+        escaped(&n.name)
     )
 }
 
@@ -602,8 +602,8 @@ fn new_component(scene: &Scene, stem: &str, w: &mut Written) -> Result<(String, 
     let data = format!("{stem}_data");
     let mut s = format!(
         "<?xml version=\"1.0\"?>\n<components>\n\t<component name=\"{}\" class=\"ship_s\">\n\t\t<source geometry=\"{}\"/>\n\t\t<connections>\n",
-        esc(stem),
-        esc(&data)
+        escaped(stem),
+        escaped(&data)
     );
     for (k, &p) in parts.iter().enumerate() {
         let Some(n) = scene.nodes.get(p) else {
@@ -627,11 +627,4 @@ fn new_component(scene: &Scene, stem: &str, w: &mut Written) -> Result<(String, 
         format!("the scene is no component (hangar keeps one in its glTF extras): a new component of {} parts (class ship_s) is written", parts.len()),
     ));
     Ok((s, data))
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

@@ -2,6 +2,7 @@
 //! its layers (`diffuse_map`, `normal_map`, ...). An XMF names its materials `collection.material`.
 //! A mod's library is often a `<diff>` patch of the game's: it is applied onto whatever came before.
 
+use super::escaped;
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::Scene;
 use serde_json::{json, Map, Value};
@@ -236,14 +237,6 @@ impl Library {
         }
         n
     }
-}
-
-/// `v` as an XML attribute value.
-fn escaped(v: &str) -> String {
-    v.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// `m` as the library writes a material, its first line at `at` and each level `unit` deeper.
