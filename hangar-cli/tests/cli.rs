@@ -507,6 +507,23 @@ fn jobs_change_the_pace_not_the_outputs() {
         ]);
         assert_eq!(code, 0, "{err}");
         assert!(err.contains("2 files converted, 0 failed"), "{err}");
+        // The report lists the inputs in file order, whichever ran first (largest first).
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        let inputs: Vec<&str> = report["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                o["input"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit(['/', '\\'])
+                    .next()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(inputs, ["wedge-collision.xmf", "wedge-lod0.xmf"]);
         outs.push((
             std::fs::read(out.join("wedge-lod0.glb")).unwrap(),
             std::fs::read(out.join("wedge-collision.glb")).unwrap(),

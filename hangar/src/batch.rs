@@ -103,13 +103,14 @@ pub fn run(
         })?;
     let stale_removed = crate::io::remove_stale_temps(out);
     let input = view.label_of(prefix);
-    let files: Vec<(Entry, Format)> = view
+    let files: Vec<(Entry, Format, u64)> = view
         .entries(prefix, Some(out))?
         .into_par_iter()
         .filter_map(|e| {
-            let f = any::detect(&view.head(&e, 64)?, Some(Path::new(&e.shown)));
+            let (head, len) = view.head(&e, 64)?;
+            let f = any::detect(&head, Some(Path::new(&e.shown)));
             let model = f.supported() && !matches!(f, Format::HangarJson | Format::GltfText);
-            model.then_some((e, f))
+            model.then_some((e, f, len))
         })
         .collect();
     if files.is_empty() {
@@ -124,15 +125,23 @@ pub fn run(
     let jobs = plan(view, &files, out, to);
     let total = jobs.len();
     let done = AtomicUsize::new(0);
-    let results: Vec<(&Planned<'_>, Result<Vec<String>>)> = jobs
+    // Largest first, one job at a time to each free core: the last job to end is then a small one,
+    // where in file order a core could sit idle while the other finishes a large model.
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].bytes));
+    let mut results: Vec<(usize, Result<Vec<String>>)> = order
         .par_iter()
-        .map(|j| {
-            let r = convert(view, j, options);
+        .with_max_len(1)
+        .map(|&i| {
+            let r = convert(view, &jobs[i], options);
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(Progress { done: d, total });
-            (j, r)
+            (i, r)
         })
         .collect();
+    results.sort_by_key(|(i, _)| *i);
+    let results: Vec<(&Planned<'_>, Result<Vec<String>>)> =
+        results.into_iter().map(|(i, r)| (&jobs[i], r)).collect();
     let failed: Vec<Failure> = results
         .iter()
         .filter_map(|(j, r)| {
@@ -180,6 +189,8 @@ struct Planned<'v> {
     input: &'v Entry,
     motions: Vec<&'v Entry>,
     output: PathBuf,
+    /// The input's and its motions' bytes: how long the job will take, roughly.
+    bytes: u64,
 }
 
 /// Opens `e` from `view`: a file on disk by its path (textures are then found around it), a
@@ -217,7 +228,7 @@ fn convert(view: &GameView, j: &Planned<'_>, options: &ConvertOptions) -> Result
 /// motion that fits no actor gets its own output.
 fn plan<'v>(
     view: &GameView,
-    files: &'v [(Entry, Format)],
+    files: &'v [(Entry, Format, u64)],
     out: &Path,
     ext: &str,
 ) -> Vec<Planned<'v>> {
@@ -230,12 +241,12 @@ fn plan<'v>(
     };
     let actors: Vec<(&Entry, Vec<String>)> = files
         .iter()
-        .filter(|(_, f)| *f == Format::Xac)
-        .map(|(e, _)| (e, names(e)))
+        .filter(|(_, f, _)| *f == Format::Xac)
+        .map(|(e, _, _)| (e, names(e)))
         .collect();
     let mut attached: HashMap<&str, Vec<&Entry>> = HashMap::new();
     let mut alone: Vec<&str> = Vec::new();
-    for (e, _) in files.iter().filter(|(_, f)| is_motion(*f)) {
+    for (e, _, _) in files.iter().filter(|(_, f, _)| is_motion(*f)) {
         match best_actor(&e.shown, &names(e), &actors) {
             Some(a) => attached.entry(a.shown.as_str()).or_default().push(e),
             None => alone.push(&e.shown),
@@ -253,9 +264,14 @@ fn plan<'v>(
     };
     let outputs: Vec<&Entry> = files
         .iter()
-        .filter(|(e, f)| !is_motion(*f) || alone.contains(&e.shown.as_str()))
-        .map(|(e, _)| e)
+        .filter(|(e, f, _)| !is_motion(*f) || alone.contains(&e.shown.as_str()))
+        .map(|(e, _, _)| e)
         .collect();
+    let sizes: HashMap<&str, u64> = files
+        .iter()
+        .map(|(e, _, len)| (e.shown.as_str(), *len))
+        .collect();
+    let size = |e: &Entry| sizes.get(e.shown.as_str()).copied().unwrap_or(0);
     let mut stems: HashMap<(PathBuf, String), usize> = HashMap::new();
     for e in &outputs {
         *stems.entry(key(&e.shown)).or_default() += 1;
@@ -273,9 +289,11 @@ fn plan<'v>(
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
+            let motions = attached.get(e.shown.as_str()).cloned().unwrap_or_default();
             Planned {
                 input: e,
-                motions: attached.get(e.shown.as_str()).cloned().unwrap_or_default(),
+                bytes: size(e) + motions.iter().map(|m| size(m)).sum::<u64>(),
+                motions,
                 output: out.join(rel).with_file_name(format!("{name}.{ext}")),
             }
         })

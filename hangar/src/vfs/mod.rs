@@ -304,22 +304,20 @@ impl GameView {
     }
 
     /// The first `n` bytes of `e` (fewer when it is shorter), to tell its format without reading
-    /// it whole; `None` when it cannot be read.
-    pub fn head(&self, e: &Entry, n: usize) -> Option<Vec<u8>> {
+    /// it whole, and its whole length; `None` when it cannot be read.
+    pub fn head(&self, e: &Entry, n: usize) -> Option<(Vec<u8>, u64)> {
         match &e.disk {
             Some(p) => {
                 use std::io::Read;
                 let mut head = Vec::with_capacity(n);
-                std::fs::File::open(p)
-                    .ok()?
-                    .take(n as u64)
-                    .read_to_end(&mut head)
-                    .ok()?;
-                Some(head)
+                let f = std::fs::File::open(p).ok()?;
+                let len = f.metadata().ok()?.len();
+                f.take(n as u64).read_to_end(&mut head).ok()?;
+                Some((head, len))
             }
             None => {
                 let b = self.get(&e.norm)?.ok()?;
-                Some(b.get(..b.len().min(n))?.to_vec())
+                Some((b.get(..b.len().min(n))?.to_vec(), b.len() as u64))
             }
         }
     }
