@@ -24,40 +24,63 @@ def qrot(q, v):
     return v + q[..., :1] * t + np.cross(u, t)
 
 
+def under_rest(t, q):
+    """What takes a joint's keys (translation rows, rotation rows) to keys relative to its rest
+    (t, q): rest's offset and the matrices (row vectors on the left) that turn by q's inverse, made
+    once a joint from qrot and qmul applied to the unit rows."""
+    q_inv = q * np.array([1.0, -1.0, -1.0, -1.0])
+    return t, qrot(np.broadcast_to(q_inv, (3, 4)), np.eye(3)), qmul(np.broadcast_to(q_inv, (4, 4)), np.eye(4))
+
+
+# glTF's frame to Blender's: the columns each key's value takes, and their signs.
+TO_BLENDER = {"translation": ((0, 2, 1), (1.0, -1.0, 1.0)), "rotation": ((3, 0, 2, 1), (1.0, 1.0, -1.0, 1.0)),
+              "scale": ((0, 2, 1), (1.0, 1.0, 1.0))}
+
+
 def values_to_blender(prop, v):
     """glTF-frame key values (x y z / x y z w) to Blender's frame (x y z / w x y z)."""
     v = np.asarray(v, np.float64).reshape(len(v), -1)
-    if prop == "translation":
-        return np.stack([v[:, 0], -v[:, 2], v[:, 1]], -1)
-    if prop == "rotation":
-        return np.stack([v[:, 3], v[:, 0], -v[:, 2], v[:, 1]], -1)
-    return np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
+    cols, signs = TO_BLENDER[prop]
+    return v[:, cols] * signs
 
 
-def new_fcurve(action, target, data_path, index, group, id_type="OBJECT"):
-    """An F-curve of `action` for `target` (an object, or shape keys with `id_type` KEY): through the
-    action's slot for it (Blender 4.4 on, the only way in 5.0), else the action's own list (4.2)."""
+def fcurves_for(action, target, id_type="OBJECT"):
+    """Where `action`'s F-curves for `target` (an object, or shape keys with `id_type` KEY) are made:
+    the channel bag of the action's slot for it (Blender 4.4 on, the only way in 5.0), else the
+    action's own list (4.2). Returns the list, the slot (or None) and the name of `new`'s group
+    argument. Looked up once an action and target: finding the slot and bag again for each curve was
+    two thirds of 5.0's curve making."""
     if hasattr(action, "slots") and hasattr(action, "layers"):
         slots = [x for x in action.slots if x.name_display == target.name]
         slot = slots[0] if slots else action.slots.new(id_type=id_type, name=target.name)
         if not action.layers:
             action.layers.new("Layer").strips.new(type="KEYFRAME")
-        bag = action.layers[0].strips[0].channelbag(slot, ensure=True)
-        return bag.fcurves.new(data_path, index=index, group_name=group), slot
-    return action.fcurves.new(data_path, index=index, action_group=group), None
+        return action.layers[0].strips[0].channelbag(slot, ensure=True).fcurves, slot, "group_name"
+    return action.fcurves, None, "action_group"
 
 
-def add_keys(fc, frames, values, interpolation):
-    n = len(frames)
-    fc.keyframe_points.add(n)
-    co = np.empty(n * 2, np.float32)
-    co[0::2], co[1::2] = frames, values
-    fc.keyframe_points.foreach_set("co", co)
-    fc.keyframe_points.foreach_set("interpolation", np.full(n, INTERP.get(interpolation, 1), np.int32))
+def add_curves(fcurves, group_arg, path, group, frames, values, interpolation):
+    """One F-curve a column of `values` (keys x components) on `path`, its keys at `frames`. The
+    keys' (frame, value) pairs are made for all columns at once and go in whole with foreach_set;
+    the interpolation as bytes, the type Blender keeps it in (its fast copy; int32 went key by key)."""
+    n, width = values.shape
+    co = np.empty((width, n, 2), np.float32)
+    co[:, :, 0] = frames
+    co[:, :, 1] = values.T
+    co = co.reshape(width, n * 2)
+    interp = np.full(n, INTERP.get(interpolation, 1), np.uint8)
     # update() sorts the keys and sets their Bezier handles, which linear and constant keys do not
     # use: called only for keys out of order (it was a fifth of the largest M3's import, 5,382 curves).
-    if n > 1 and not np.all(np.diff(frames) > 0):
-        fc.update()
+    ordered = n < 2 or bool((frames[1:] > frames[:-1]).all())
+    kw = {group_arg: group}
+    for k in range(width):
+        fc = fcurves.new(path, index=k, **kw)
+        keys = fc.keyframe_points
+        keys.add(n)
+        keys.foreach_set("co", co[k])
+        keys.foreach_set("interpolation", interp)
+        if not ordered:
+            fc.update()
 
 
 def shape_key_action(clip, c, frames, ob):
@@ -71,10 +94,10 @@ def shape_key_action(clip, c, frames, ob):
     act = bpy.data.actions.new(f"{clip} {ob.name} shapes")
     act.use_fake_user = True
     act["hangar_clip"] = clip
-    slot = None
+    fcurves, slot, group_arg = fcurves_for(act, keys, "KEY")
     for k, block in enumerate(blocks[: v.shape[1]]):
-        fc, slot = new_fcurve(act, keys, f'key_blocks["{block.name}"].value', 0, ob.name, "KEY")
-        add_keys(fc, frames, v[:, k], c.interpolation)
+        add_curves(fcurves, group_arg, f'key_blocks["{block.name}"].value', ob.name, frames, v[:, k:k + 1],
+                   c.interpolation)
     ad = keys.animation_data or keys.animation_data_create()
     if ad.action is None:
         ad.action = act
@@ -87,10 +110,7 @@ def import_animations(scene, objs, bones, fps):
     """Actions for the scene's clips: object channels on the part objects, joint channels on the pose
     bones (relative to the joint's rest). Returns the number of actions made."""
     made = 0
-    rest = {}
-    for i, n in enumerate(scene.nodes):
-        t, q, _ = trs_to_blender(n.translation, n.rotation, n.scale)
-        rest[i] = (np.array(t, np.float64), np.array(q, np.float64))
+    rest = {}  # a joint's under_rest, made at its first channel
     first = {}
     for a in scene.animations:
         actions = {}
@@ -107,12 +127,15 @@ def import_animations(scene, objs, bones, fps):
             if c.node in bones:
                 arm, bone, _ = bones[c.node]
                 target, base = arm, f'pose.bones["{bone}"].'
-                t_r, q_r = rest[c.node]
-                q_inv = q_r * np.array([1.0, -1.0, -1.0, -1.0])
+                if c.node not in rest:
+                    n = scene.nodes[c.node]
+                    t, q, _ = trs_to_blender(n.translation, n.rotation, n.scale)
+                    rest[c.node] = under_rest(np.array(t, np.float64), np.array(q, np.float64))
+                t_r, turn, turn_q = rest[c.node]
                 if c.property == "translation":
-                    v = qrot(np.broadcast_to(q_inv, (len(v), 4)), v - t_r)
+                    v = (v - t_r) @ turn
                 elif c.property == "rotation":
-                    v = qmul(np.broadcast_to(q_inv, (len(v), 4)), v)
+                    v = v @ turn_q
                 group = bone
             elif objs[c.node] is not None:
                 target, base, group = objs[c.node], "", objs[c.node].name
@@ -125,14 +148,11 @@ def import_animations(scene, objs, bones, fps):
                 act["hangar_clip"] = a.name
                 if target.type != "ARMATURE":
                     act["hangar_node"] = target.get(NODE, c.node)  # exported back as this node's channels
-                actions[key] = (act, target)
+                actions[key] = (act, *fcurves_for(act, target))
                 made += 1
-            act = actions[key][0]
+            act, fcurves, slot, group_arg = actions[key]
             path = base + {"translation": "location", "rotation": "rotation_quaternion", "scale": "scale"}[c.property]
-            slot = None
-            for k in range(v.shape[1]):
-                fc, slot = new_fcurve(act, target, path, k, group)
-                add_keys(fc, frames, v[:, k], c.interpolation)
+            add_curves(fcurves, group_arg, path, group, frames, v, c.interpolation)
             if target.name not in first:
                 first[target.name] = (target, act, slot)
     # A skeleton plays its first clip; a component's parts keep their rest (their offsets) on
