@@ -15,6 +15,7 @@ glTF exporter (export_scene.gltf, GLB) on the same scene, alternated likewise (E
 Prints one line a measurement: hangar's and glTF's best seconds of the process' CPU (what a busy
 machine moves least) and of the clock, and glTF / hangar of each (goal: import >= 5, export >= 1)."""
 import glob
+import importlib.util
 import os
 import subprocess
 import sys
@@ -129,8 +130,6 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        import bpy  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("bpy") is None:
         sys.exit(in_each_blender())
     main()
