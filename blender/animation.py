@@ -24,40 +24,100 @@ def qrot(q, v):
     return v + q[..., :1] * t + np.cross(u, t)
 
 
-def values_to_blender(prop, v):
-    """glTF-frame key values (x y z / x y z w) to Blender's frame (x y z / w x y z)."""
-    v = np.asarray(v, np.float64).reshape(len(v), -1)
-    if prop == "translation":
-        return np.stack([v[:, 0], -v[:, 2], v[:, 1]], -1)
-    if prop == "rotation":
-        return np.stack([v[:, 3], v[:, 0], -v[:, 2], v[:, 1]], -1)
-    return np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
+def under_rest(t, q):
+    """What takes a joint's keys (translation rows, rotation rows) to keys relative to its rest
+    (t, q): rest's offset and the matrices (row vectors on the left) that turn by q's inverse, made
+    once a joint from qrot and qmul applied to the unit rows."""
+    q_inv = q * np.array([1.0, -1.0, -1.0, -1.0])
+    return t, qrot(np.broadcast_to(q_inv, (3, 4)), np.eye(3)), qmul(np.broadcast_to(q_inv, (4, 4)), np.eye(4))
 
 
-def new_fcurve(action, target, data_path, index, group, id_type="OBJECT"):
-    """An F-curve of `action` for `target` (an object, or shape keys with `id_type` KEY): through the
-    action's slot for it (Blender 4.4 on, the only way in 5.0), else the action's own list (4.2)."""
+# glTF's frame to Blender's: the columns each key's value takes, and their signs.
+TO_BLENDER = {"translation": ((0, 2, 1), (1.0, -1.0, 1.0)), "rotation": ((3, 0, 2, 1), (1.0, 1.0, -1.0, 1.0)),
+              "scale": ((0, 2, 1), (1.0, 1.0, 1.0))}
+
+
+def clip_keys(channels, joints, fps):
+    """Each channel's key frames and values in Blender's frame (a joint's relative to its rest, from
+    `joints`: its under_rest or None), worked out for a clip's channels at once, a property and kind at
+    a time: a channel at a time, numpy's calls were a fifth of the largest M3's import."""
+    if not channels:
+        return [], []
+    lens = [len(c.times) for c in channels]
+    frames = np.split(np.concatenate([c.times for c in channels]).astype(np.float64) * fps, np.cumsum(lens)[:-1])
+    values = [None] * len(channels)
+    kinds = {}
+    for i, (c, j) in enumerate(zip(channels, joints)):
+        kinds.setdefault((c.property, j is not None), []).append(i)
+    for (prop, joint), at in kinds.items():
+        cols, signs = TO_BLENDER[prop]
+        n = [lens[i] for i in at]
+        v = np.concatenate([channels[i].values for i in at]).astype(np.float64)[:, cols] * signs
+        if joint and prop == "translation":
+            t = np.repeat(np.array([joints[i][0] for i in at]), n, axis=0)
+            v = np.einsum("ni,nij->nj", v - t, np.repeat(np.array([joints[i][1] for i in at]), n, axis=0))
+        elif joint and prop == "rotation":
+            v = np.einsum("ni,nij->nj", v, np.repeat(np.array([joints[i][2] for i in at]), n, axis=0))
+        for i, part in zip(at, np.split(v, np.cumsum(n)[:-1])):
+            values[i] = part
+    return frames, values
+
+
+def fcurves_for(action, target, id_type="OBJECT"):
+    """Where `action`'s F-curves for `target` (an object, or shape keys with `id_type` KEY) are made:
+    the channel bag of the action's slot for it (Blender 4.4 on, the only way in 5.0), else the
+    action's own list (4.2). Returns the list, the slot (or None) and the name of `new`'s group
+    argument. Looked up once an action and target: finding the slot and bag again for each curve was
+    two thirds of 5.0's curve making."""
     if hasattr(action, "slots") and hasattr(action, "layers"):
         slots = [x for x in action.slots if x.name_display == target.name]
         slot = slots[0] if slots else action.slots.new(id_type=id_type, name=target.name)
         if not action.layers:
             action.layers.new("Layer").strips.new(type="KEYFRAME")
-        bag = action.layers[0].strips[0].channelbag(slot, ensure=True)
-        return bag.fcurves.new(data_path, index=index, group_name=group), slot
-    return action.fcurves.new(data_path, index=index, action_group=group), None
+        return action.layers[0].strips[0].channelbag(slot, ensure=True).fcurves, slot, "group_name"
+    return action.fcurves, None, "action_group"
 
 
-def add_keys(fc, frames, values, interpolation):
-    n = len(frames)
-    fc.keyframe_points.add(n)
-    co = np.empty(n * 2, np.float32)
-    co[0::2], co[1::2] = frames, values
-    fc.keyframe_points.foreach_set("co", co)
-    fc.keyframe_points.foreach_set("interpolation", np.full(n, INTERP.get(interpolation, 1), np.int32))
+def add_curves(channels):
+    """F-curves for channels, each (F-curve list, its group argument, data path, group, frames, values
+    (keys x components), interpolation): a curve a component. The (frame, value) pairs of all of them
+    are laid out in one buffer, curve after curve, and a curve's slice goes in with foreach_set; the
+    interpolation as bytes, the type Blender keeps it in (its fast copy; int32 went key by key). Made
+    a channel at a time, the pairs were a fifth of the largest M3's import."""
+    if not channels:
+        return
+    lens = np.array([len(c[4]) for c in channels])
+    widths = np.array([c[5].shape[1] for c in channels])
+    frames = np.concatenate([c[4] for c in channels])
+    values = np.concatenate([c[5].T.ravel() for c in channels])  # curve after curve
+    starts = np.cumsum(lens) - lens  # each channel's first key in `frames`
+    curve_lens = np.repeat(lens, widths)
+    curve_starts = np.cumsum(curve_lens) - curve_lens
+    # Each key's frame: its curve's channel's frames, taken again for each component.
+    frame_of = np.arange(len(values)) - np.repeat(curve_starts - np.repeat(starts, widths), curve_lens)
+    co = np.empty((len(values), 2), np.float32)
+    co[:, 0] = frames[frame_of]
+    co[:, 1] = values
+    co = co.ravel()
+    interp = np.repeat(np.array([INTERP.get(c[6], 1) for c in channels], np.uint8), lens * widths)
     # update() sorts the keys and sets their Bezier handles, which linear and constant keys do not
     # use: called only for keys out of order (it was a fifth of the largest M3's import, 5,382 curves).
-    if n > 1 and not np.all(np.diff(frames) > 0):
-        fc.update()
+    rising = np.ones(len(frames), bool)
+    rising[1:] = frames[1:] > frames[:-1]
+    rising[starts] = True
+    ordered = np.logical_and.reduceat(rising, starts)
+    at = 0  # the next curve's first key in `co` (pairs) and `interp`
+    for (fcurves, group_arg, path, group, _, v, _), n, ok in zip(channels, lens.tolist(), ordered.tolist()):
+        kw = {group_arg: group}
+        for k in range(v.shape[1]):
+            fc = fcurves.new(path, index=k, **kw)
+            keys = fc.keyframe_points
+            keys.add(n)
+            keys.foreach_set("co", co[2 * at:2 * (at + n)])
+            keys.foreach_set("interpolation", interp[at:at + n])
+            if not ok:
+                fc.update()
+            at += n
 
 
 def shape_key_action(clip, c, frames, ob):
@@ -71,10 +131,9 @@ def shape_key_action(clip, c, frames, ob):
     act = bpy.data.actions.new(f"{clip} {ob.name} shapes")
     act.use_fake_user = True
     act["hangar_clip"] = clip
-    slot = None
-    for k, block in enumerate(blocks[: v.shape[1]]):
-        fc, slot = new_fcurve(act, keys, f'key_blocks["{block.name}"].value', 0, ob.name, "KEY")
-        add_keys(fc, frames, v[:, k], c.interpolation)
+    fcurves, slot, group_arg = fcurves_for(act, keys, "KEY")
+    add_curves([(fcurves, group_arg, f'key_blocks["{block.name}"].value', ob.name, frames, v[:, k:k + 1],
+                 c.interpolation) for k, block in enumerate(blocks[: v.shape[1]])])
     ad = keys.animation_data or keys.animation_data_create()
     if ad.action is None:
         ad.action = act
@@ -87,33 +146,29 @@ def import_animations(scene, objs, bones, fps):
     """Actions for the scene's clips: object channels on the part objects, joint channels on the pose
     bones (relative to the joint's rest). Returns the number of actions made."""
     made = 0
-    rest = {}
-    for i, n in enumerate(scene.nodes):
-        t, q, _ = trs_to_blender(n.translation, n.rotation, n.scale)
-        rest[i] = (np.array(t, np.float64), np.array(q, np.float64))
+    rest = {}  # a joint's under_rest, made at its first channel
     first = {}
     for a in scene.animations:
         actions = {}
+        chans = []  # (channel, F-curve list, its group argument, data path, group, joint's under_rest or None)
         for c in a.channels:
             if len(c.times) == 0:
                 continue
-            frames = np.asarray(c.times, np.float64) * fps
             if c.property == "weights":
+                frames = np.asarray(c.times, np.float64) * fps
                 made += shape_key_action(a.name, c, frames, objs[c.node] if c.node < len(objs) else None)
                 continue
-            v = values_to_blender(c.property, c.values)
-            if len(v) != len(frames):
+            if len(c.values) != len(c.times):
                 continue  # cubic splines carry tangents: not read here
+            joint = None
             if c.node in bones:
                 arm, bone, _ = bones[c.node]
-                target, base = arm, f'pose.bones["{bone}"].'
-                t_r, q_r = rest[c.node]
-                q_inv = q_r * np.array([1.0, -1.0, -1.0, -1.0])
-                if c.property == "translation":
-                    v = qrot(np.broadcast_to(q_inv, (len(v), 4)), v - t_r)
-                elif c.property == "rotation":
-                    v = qmul(np.broadcast_to(q_inv, (len(v), 4)), v)
-                group = bone
+                target, base, group = arm, f'pose.bones["{bone}"].', bone
+                if c.node not in rest:
+                    n = scene.nodes[c.node]
+                    t, q, _ = trs_to_blender(n.translation, n.rotation, n.scale)
+                    rest[c.node] = under_rest(np.array(t, np.float64), np.array(q, np.float64))
+                joint = rest[c.node]
             elif objs[c.node] is not None:
                 target, base, group = objs[c.node], "", objs[c.node].name
             else:
@@ -125,16 +180,16 @@ def import_animations(scene, objs, bones, fps):
                 act["hangar_clip"] = a.name
                 if target.type != "ARMATURE":
                     act["hangar_node"] = target.get(NODE, c.node)  # exported back as this node's channels
-                actions[key] = (act, target)
+                actions[key] = (act, *fcurves_for(act, target))
                 made += 1
-            act = actions[key][0]
+            act, fcurves, slot, group_arg = actions[key]
             path = base + {"translation": "location", "rotation": "rotation_quaternion", "scale": "scale"}[c.property]
-            slot = None
-            for k in range(v.shape[1]):
-                fc, slot = new_fcurve(act, target, path, k, group)
-                add_keys(fc, frames, v[:, k], c.interpolation)
+            chans.append((c, fcurves, group_arg, path, group, joint))
             if target.name not in first:
                 first[target.name] = (target, act, slot)
+        frames, values = clip_keys([x[0] for x in chans], [x[5] for x in chans], fps)
+        add_curves([(fcurves, group_arg, path, group, f, v, c.interpolation)
+                    for (c, fcurves, group_arg, path, group, _), f, v in zip(chans, frames, values)])
     # A skeleton plays its first clip; a component's parts keep their rest (their offsets) on
     # show, the clips wait as actions (a part playing a clip would be exported where the clip has it).
     for target, act, slot in first.values():
