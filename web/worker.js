@@ -71,10 +71,14 @@ async function warmUp() {
   w.free();
   console.info(`hangar warm-up: ${rounds} rounds, ${Math.round(spent)} ms of work in ${Math.round(performance.now() - t)} ms`);
 }
-const ready = init();
+// When this worker started and its wasm was ready, on the page's clock (web/bench.mjs).
+const at = () => performance.now() + performance.timeOrigin;
+const started = at();
+let instantiated = 0;
+const ready = init().then(() => { instantiated = at(); });
 // The page says hangar is ready once it is warm (the bench starts its clock then, as a user
 // would choose); a file chosen earlier is served at once.
-ready.then(warmUp).catch(() => {}).finally(() => postMessage({ ready: true }));
+ready.then(warmUp).catch(() => {}).finally(() => postMessage({ ready: true, marks: { worker: started, wasm: instantiated, warm: at() } }));
 const progress = (text, fraction) => postMessage({ progress: text, fraction });
 
 // What `Workspace.show` or `show_level` hands back, for the page.
@@ -153,9 +157,14 @@ async function serve(data) {
     await ready;
     const t = performance.now();
     if (op === 'show') await readAhead(data.path);
+    const read = performance.now();
     const r = ops[op](data);
     // hangar's time for what is shown, the files' reading included.
-    if (r.meta) r.meta.ms = performance.now() - t;
+    if (r.meta) {
+      r.meta.ms = performance.now() - t;
+      // The steps on the page's clock (web/bench.mjs): request served, files read, done.
+      r.meta.marks = { served: t + performance.timeOrigin, read: read + performance.timeOrigin, done: at() };
+    }
     const transfer = r.transfer || [];
     delete r.transfer;
     postMessage({ id, ok: true, ...r }, transfer);
