@@ -220,7 +220,9 @@ async function show(path, motions) {
   const t0 = performance.now();
   let r;
   try {
-    r = await call('show', { path, motions });
+    const answer = call('show', { path, motions });
+    view3dOf().precompile();   // while the worker converts
+    r = await answer;
   } catch (e) { if (mine === showing) fail(e); return; }
   if (mine !== showing) return;
   performance.mark('hangar:converted');

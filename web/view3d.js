@@ -77,28 +77,30 @@ export class View3D {
     this.team = { value: new THREE.Color(TEAM) };
     this.onTime = () => {};
     this.resize = new ResizeObserver(() => this.fit());
-    this.precompile();
   }
 
   // Draws a triangle with the quick material in each of its common vertex layouts (with and
   // without vertex colours as glTF's normalized bytes, one- and two-sided) and one with the
-  // markers' material on the still hidden canvas: without a GPU a first frame otherwise spends
-  // tens of milliseconds compiling these programs and SwiftShader's pipelines for them. The
-  // materials are kept: three.js drops a program with the last material using it.
+  // markers' material on the canvas: without a GPU a first frame otherwise spends tens of
+  // milliseconds compiling these programs and SwiftShader's pipelines for them. The page calls
+  // it once a file is chosen, while hangar converts it. The materials are kept: three.js drops a
+  // program with the last material using it.
   precompile() {
+    if (this.precompiled) return;
     // In the view's scene: its lights are part of a program's key.
     const warm = this.precompiled = new THREE.Group();
     const position = new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0, 0, 1, 0], 3);
     const normal = new THREE.Float32BufferAttribute([0, 0, 1, 0, 0, 1, 0, 0, 1], 3);
     const color = new THREE.BufferAttribute(new Uint8Array(12).fill(255), 4, true);
+    const index = new THREE.Uint16BufferAttribute([0, 1, 2], 1);   // glTF's indices, as 16 bits mostly
     for (const vertexColors of [false, true]) {
       for (const side of [THREE.FrontSide, THREE.DoubleSide]) {
-        const g = new THREE.BufferGeometry().setAttribute('position', position).setAttribute('normal', normal);
+        const g = new THREE.BufferGeometry().setIndex(index).setAttribute('position', position).setAttribute('normal', normal);
         if (vertexColors) g.setAttribute('color', color);
         warm.add(new THREE.Mesh(g, quick({ vertexColors, side })));
       }
     }
-    warm.add(new THREE.Mesh(new THREE.BufferGeometry().setAttribute('position', position).setAttribute('normal', normal), MARKER));
+    warm.add(new THREE.Mesh(new THREE.BufferGeometry().setIndex(index).setAttribute('position', position).setAttribute('normal', normal), MARKER));
     const camera = new THREE.PerspectiveCamera();
     camera.position.z = 5;
     this.renderer.setSize(4, 4, false);
