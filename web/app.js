@@ -22,8 +22,13 @@ function marks(times) {
   for (const [k, t] of Object.entries(times || {})) if (t) performance.mark(`hangar:worker-${k}`, { startTime: t - performance.timeOrigin });
 }
 
+// hangar's wasm, fetched and compiled from the start (while the worker's scripts load), handed to
+// each worker started; null when it could not be (the worker then fetches it itself).
+const wasm = WebAssembly.compileStreaming(fetch(new URL('./pkg/hangar_wasm_bg.wasm', import.meta.url))).catch(() => null);
+
 function startWorker() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  wasm.then(module => worker.postMessage({ module }));
   worker.onmessage = ({ data }) => {
     if (data.ready) { marks(data.marks); body.dataset.hangar = 'ready'; return; }
     if (data.progress !== undefined) { status(data.progress, true); return; }
