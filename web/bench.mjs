@@ -47,12 +47,10 @@ async function timed(p, act, state) {
   return { secs, status };
 }
 
-const choose = (p, m) => async () => {
-  // Emptied first: choosing the same files again fires no change event otherwise.
-  await p.evaluate(() => { for (const id of ['open', 'open-folder']) document.getElementById(id).value = ''; });
+// Chooses model `m` as lib/web_check.mjs does.
+async function pick(p, m) {
   if (m.includes('::')) {
     const [dir, name] = m.split('::');
-    await p.evaluate(() => document.getElementById('files').replaceChildren());
     await p.setInputFiles('#open-folder', dir);
     const sel = `#files [data-path="${name}"]`;
     await p.waitForSelector(sel, { timeout: 120000 });
@@ -60,6 +58,14 @@ const choose = (p, m) => async () => {
   } else {
     await p.setInputFiles('#open', m.split(','));
   }
+}
+
+// Chooses `m` again in a page that has shown something.
+const choose = (p, m) => async () => {
+  // Emptied first: choosing the same files again fires no change event otherwise.
+  await p.evaluate(() => { for (const id of ['open', 'open-folder']) document.getElementById(id).value = ''; });
+  await p.evaluate(() => document.getElementById('files').replaceChildren());
+  await pick(p, m);
 };
 
 // A catalog of n entries.
@@ -123,16 +129,7 @@ async function fromLoad(url, m) {
   const p = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await p.goto(url, { waitUntil: 'load' });
   const t0 = Date.now();
-  // As lib/web_check.mjs chooses: nothing asked of the page in between.
-  if (m.includes('::')) {
-    const [dir, name] = m.split('::');
-    await p.setInputFiles('#open-folder', dir);
-    const sel = `#files [data-path="${name}"]`;
-    await p.waitForSelector(sel, { timeout: 120000 });
-    await p.click(sel);
-  } else {
-    await p.setInputFiles('#open', m.split(','));
-  }
+  await pick(p, m);   // nothing asked of the page in between
   await p.waitForFunction(() => ['shown', 'error'].includes(document.body.dataset.state), null, { timeout: 300000 });
   const secs = (Date.now() - t0) / 1000;
   // The marks on the page's clock; its origin on the machine's, which t0 is on.
