@@ -80,8 +80,8 @@ export class View3D {
   }
 
   // Draws a triangle with the quick material in each of its common vertex layouts (with and
-  // without vertex colours as glTF's normalized bytes, one- and two-sided) and one with the
-  // markers' material on the canvas: without a GPU a first frame otherwise spends tens of
+  // without vertex colours as glTF's normalized bytes, one- and two-sided) and a marker on the
+  // canvas: without a GPU a first frame otherwise spends tens of
   // milliseconds compiling these programs and SwiftShader's pipelines for them. The page calls
   // it once a file is chosen, while hangar converts it. The materials are kept: three.js drops a
   // program with the last material using it.
@@ -100,13 +100,27 @@ export class View3D {
         warm.add(new THREE.Mesh(g, quick({ vertexColors, side })));
       }
     }
-    warm.add(new THREE.Mesh(new THREE.BufferGeometry().setIndex(index).setAttribute('position', position).setAttribute('normal', normal), MARKER));
+    warm.add(new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), MARKER));   // as addMarker's
     const camera = new THREE.PerspectiveCamera();
     camera.position.z = 5;
-    this.renderer.setSize(4, 4, false);
+    this.firstFrameSize();   // the canvas's buffers made now, as the first frame has them
     this.scene.add(warm);
     this.renderer.render(this.scene, camera);
     this.scene.remove(warm);
+    // Waited for (a pixel read back): SwiftShader compiles what a draw needs only when it runs it,
+    // and a flush alone leaves these draws queued until the first frame. The page's thread has
+    // nothing else to do while the worker converts. First frame's SwiftShader time 43-57 ms
+    // (135-167 ms with a flush).
+    const gl = this.renderer.getContext();
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+  }
+
+  // The first frame is drawn at half resolution (a frame's time goes with its pixels where there
+  // is no GPU), the full one once the page has been idle a moment.
+  firstFrameSize() {
+    this.renderer.setPixelRatio(this.ratio / 2);
+    this.w = 0;
+    this.fit(false);
   }
 
   attach() {
@@ -192,11 +206,7 @@ export class View3D {
     this.frameModel();
     this.attach();
     this.setMarkers(markers);
-    // The first frame at half resolution (a frame's time goes with its pixels where there is no
-    // GPU), the full one once the page has been idle a moment.
-    this.renderer.setPixelRatio(this.ratio / 2);
-    this.w = 0;
-    this.fit(false);
+    this.firstFrameSize();
     this.pending = true;  // the frame below is the one the changes above asked for
     performance.mark('hangar:prepared');
     this.frame();
