@@ -107,12 +107,13 @@ export class View3D {
     this.scene.add(warm);
     this.renderer.render(this.scene, camera);
     this.scene.remove(warm);
-    // Waited for (a pixel read back): SwiftShader compiles what a draw needs only when it runs it,
-    // and a flush alone leaves these draws queued until the first frame. The page's thread has
-    // nothing else to do while the worker converts. First frame's SwiftShader time 43-57 ms
-    // (135-167 ms with a flush).
+    // Sent to the GPU now, not waited for: SwiftShader compiles what a draw needs only when it
+    // runs it, and a flush alone left these draws queued until the first frame (its SwiftShader
+    // time 135-167 ms; 39-89 ms mostly with the fence; waiting for them here held the page's
+    // thread up to 290 ms past the conversion on a busy machine).
     const gl = this.renderer.getContext();
-    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+    gl.deleteSync(gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0));   // a fence makes ANGLE submit
+    gl.flush();
   }
 
   // The first frame is drawn at half resolution (a frame's time goes with its pixels where there
