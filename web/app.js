@@ -226,7 +226,8 @@ async function show(path, motions) {
   let r;
   try {
     const answer = call('show', { path, motions });
-    view3dOf().precompile();   // while the worker converts
+    // While the worker converts. Without WebGL, drawing a model says so; a picture needs none.
+    try { view3dOf().precompile(); } catch { /* see above */ }
     r = await answer;
   } catch (e) { if (mine === showing) fail(e); return; }
   if (mine !== showing) return;

@@ -81,10 +81,10 @@ export class View3D {
 
   // Draws a triangle with the quick material in each of its common vertex layouts (with and
   // without vertex colours as glTF's normalized bytes, one- and two-sided) and a marker on the
-  // canvas: without a GPU a first frame otherwise spends tens of
-  // milliseconds compiling these programs and SwiftShader's pipelines for them. The page calls
-  // it once a file is chosen, while hangar converts it. The materials are kept: three.js drops a
-  // program with the last material using it.
+  // canvas: without a GPU a first frame otherwise spends tens of milliseconds compiling these
+  // programs and SwiftShader's pipelines for them. The page calls it once a file is chosen, while
+  // hangar converts it. The materials are kept: three.js drops a program with the last material
+  // using it.
   precompile() {
     if (this.precompiled) return;
     // In the view's scene: its lights are part of a program's key.
