@@ -17,10 +17,20 @@ let showing = 0;        // to drop a late answer when another file was picked me
 
 function setState(s) { body.dataset.state = s; }
 
+// The worker's steps ({name: time since 1970 in ms}) as marks of the page (web/bench.mjs reads them).
+function marks(times) {
+  for (const [k, t] of Object.entries(times || {})) if (t) performance.mark(`hangar:worker-${k}`, { startTime: t - performance.timeOrigin });
+}
+
+// hangar's wasm, fetched and compiled from the start (while the worker's scripts load), handed to
+// each worker started; null when it could not be (the worker then fetches it itself).
+const wasm = WebAssembly.compileStreaming(fetch(new URL('./pkg/hangar_wasm_bg.wasm', import.meta.url))).catch(() => null);
+
 function startWorker() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  wasm.then(module => worker.postMessage({ module }));
   worker.onmessage = ({ data }) => {
-    if (data.ready) { body.dataset.hangar = 'ready'; return; }
+    if (data.ready) { marks(data.marks); body.dataset.hangar = 'ready'; return; }
     if (data.progress !== undefined) { status(data.progress, true); return; }
     const c = calls.get(data.id);
     if (!c) return;
@@ -71,6 +81,7 @@ const ext = p => (p.match(/\.([^./]+)$/)?.[1] || '').toLowerCase();
 // Opens a set of files ({path, file}); a folder when `folder` is its name.
 async function openFiles(list, folder) {
   if (!list.length) return;
+  performance.mark('hangar:open');
   setState('working');
   $('error').textContent = '';
   // `folder`: the user picks a file next (the worker goes on warming up meanwhile).
@@ -80,6 +91,7 @@ async function openFiles(list, folder) {
   try {
     ({ listing } = await call('open', opened));
   } catch (e) { fail(e); return; }
+  performance.mark('hangar:listed');
   const models = listing.paths ? listing.paths.split('\n') : [];
   status(`${models.length} models in ${listing.files} files (${Math.round(performance.now() - t0)} ms, hangar ${Math.round(listing.total)} ms: view ${Math.round(listing.ms.view)}, files ${Math.round(listing.ms.files)}, models ${Math.round(listing.ms.models)})`);
   if (listing.warnings.length) $('error').textContent = listing.warnings.join('\n');
@@ -206,16 +218,22 @@ function stat(name, value) {
 
 async function show(path, motions) {
   const mine = ++showing;
+  performance.mark('hangar:show');
   setState('working');
   $('error').textContent = '';
   status(`opening ${path}`, true);
   const t0 = performance.now();
   let r;
   try {
-    r = await call('show', { path, motions });
+    const answer = call('show', { path, motions });
+    // While the worker converts. Without WebGL, drawing a model says so; a picture needs none.
+    try { view3dOf().precompile(); } catch { /* see above */ }
+    r = await answer;
   } catch (e) { if (mine === showing) fail(e); return; }
   if (mine !== showing) return;
+  performance.mark('hangar:converted');
   const { meta, bytes } = r;
+  marks(meta.marks);
   current = { path, motions, meta };
   window.hangarShownMs = meta.ms;   // hangar's time in the worker (web/bench.mjs reads it)
   $('title').textContent = path.split('/').pop() + (motions.length ? ` + ${motions.map(m => m.split('/').pop()).join(', ')}` : '');
@@ -237,10 +255,21 @@ async function show(path, motions) {
   } catch (e) { fail(e); return; }
   const secs = (performance.now() - t0) / 1000;
   status(`${path}: ${secs.toFixed(2)} s (hangar ${Math.round(meta.ms)} ms)`);
+  performance.mark('hangar:shown');
   setState('shown');
+  // Asked once the first frame is on screen: the worker's checking and trying of outputs take a
+  // core, which the browser needs meanwhile to draw and present that frame (without a GPU).
+  $('validate').textContent = 'checking...';
+  $('downloads').replaceChildren();
+  await presented();
+  if (mine !== showing) return;
   validate(path, mine);     // asked first: the worker answers in order
   downloads(meta, mine);
 }
+
+// Resolves once the frame being drawn now has been presented: the second animation frame from
+// now starts after the first was committed.
+const presented = () => new Promise(ok => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(ok))));
 
 // A mod folder checked whole (`hangar validate DIR`): its files as a tree, each with its findings
 // and the references it makes, each a link to what it names (hangar's report page, shown as is).

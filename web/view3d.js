@@ -23,6 +23,33 @@ function headlight(shader) {
     #include <opaque_fragment>`);
 }
 
+// The quick material: colour and vertex colours shaded by the headlight (see `setPbr`).
+function quick(params) {
+  const q = new THREE.MeshBasicMaterial(params);
+  q.onBeforeCompile = headlight;
+  q.customProgramCacheKey = () => 'headlight';
+  return q;
+}
+
+// What the quick material reads of a mesh's vertices: a geometry of only these (the same arrays)
+// leaves the others (UVs, tangents, second colours) out of the first frame's upload, and all
+// quick meshes share a few vertex layouts, which the view compiles before a model comes.
+const QUICK = ['position', 'normal', 'skinIndex', 'skinWeight'];
+// The markers' material, one for all (never disposed).
+const MARKER = new THREE.MeshBasicMaterial({ color: 0xffd866 });
+function quickGeometry(full, colours) {
+  const g = new THREE.BufferGeometry();
+  g.setIndex(full.index);
+  for (const k of colours ? [...QUICK, 'color'] : QUICK) if (full.attributes[k]) g.setAttribute(k, full.attributes[k]);
+  g.morphAttributes = full.morphAttributes;
+  g.morphTargetsRelative = full.morphTargetsRelative;
+  for (const { start, count, materialIndex } of full.groups) g.addGroup(start, count, materialIndex);
+  g.setDrawRange(full.drawRange.start, full.drawRange.count);
+  g.boundingBox = full.boundingBox;
+  g.boundingSphere = full.boundingSphere;
+  return g;
+}
+
 export class View3D {
   constructor(host) {
     this.host = host;
@@ -50,6 +77,51 @@ export class View3D {
     this.team = { value: new THREE.Color(TEAM) };
     this.onTime = () => {};
     this.resize = new ResizeObserver(() => this.fit());
+  }
+
+  // Draws a triangle with the quick material in each of its common vertex layouts (with and
+  // without vertex colours as glTF's normalized bytes, one- and two-sided) and a marker on the
+  // canvas: without a GPU a first frame otherwise spends tens of milliseconds compiling these
+  // programs and SwiftShader's pipelines for them. The page calls it once a file is chosen, while
+  // hangar converts it. The materials are kept: three.js drops a program with the last material
+  // using it.
+  precompile() {
+    if (this.precompiled) return;
+    // In the view's scene: its lights are part of a program's key.
+    const warm = this.precompiled = new THREE.Group();
+    const position = new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0, 0, 1, 0], 3);
+    const normal = new THREE.Float32BufferAttribute([0, 0, 1, 0, 0, 1, 0, 0, 1], 3);
+    const color = new THREE.BufferAttribute(new Uint8Array(12).fill(255), 4, true);
+    const index = new THREE.Uint16BufferAttribute([0, 1, 2], 1);   // glTF's indices, as 16 bits mostly
+    for (const vertexColors of [false, true]) {
+      for (const side of [THREE.FrontSide, THREE.DoubleSide]) {
+        const g = new THREE.BufferGeometry().setIndex(index).setAttribute('position', position).setAttribute('normal', normal);
+        if (vertexColors) g.setAttribute('color', color);
+        warm.add(new THREE.Mesh(g, quick({ vertexColors, side })));
+      }
+    }
+    warm.add(new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), MARKER));   // as addMarker's
+    const camera = new THREE.PerspectiveCamera();
+    camera.position.z = 5;
+    this.firstFrameSize();   // the canvas's buffers made now, as the first frame has them
+    this.scene.add(warm);
+    this.renderer.render(this.scene, camera);
+    this.scene.remove(warm);
+    // Sent to the GPU now, not waited for: SwiftShader compiles what a draw needs only when it
+    // runs it, and a flush alone left these draws queued until the first frame (its SwiftShader
+    // time 135-167 ms; 39-89 ms mostly with the fence; waiting for them here held the page's
+    // thread up to 290 ms past the conversion on a busy machine).
+    const gl = this.renderer.getContext();
+    gl.deleteSync(gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0));   // a fence makes ANGLE submit
+    gl.flush();
+  }
+
+  // The first frame is drawn at half resolution (a frame's time goes with its pixels where there
+  // is no GPU), the full one once the page has been idle a moment.
+  firstFrameSize() {
+    this.renderer.setPixelRatio(this.ratio / 2);
+    this.w = 0;
+    this.fit(false);
   }
 
   attach() {
@@ -89,8 +161,12 @@ export class View3D {
     if (this.model) {
       this.scene.remove(this.model);
       this.model.traverse(o => {
-        o.geometry?.dispose();
-        for (const m of new Set([].concat(o.material || [], o.userData.pbr || []))) { for (const v of Object.values(m)) v?.isTexture && v.dispose(); m.dispose(); }
+        for (const g of new Set([o.geometry, o.userData.full, o.userData.quick])) g?.dispose();
+        for (const m of new Set([].concat(o.material || [], o.userData.pbr || []))) {
+          if (m === MARKER) continue;
+          for (const v of Object.values(m)) v?.isTexture && v.dispose();
+          m.dispose();
+        }
       });
     }
     if (this.skeleton) { this.scene.remove(this.skeleton); this.skeleton = null; }
@@ -109,6 +185,7 @@ export class View3D {
     const buffer = whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     const gltf = await new Promise((ok, fail) =>
       loader.parse(buffer, '', ok, e => fail(e instanceof Error ? e : new Error(String(e)))));
+    performance.mark('hangar:parsed');
     this.clear();
     this.model = gltf.scene;
     this.clips = gltf.animations;
@@ -130,13 +207,11 @@ export class View3D {
     this.frameModel();
     this.attach();
     this.setMarkers(markers);
-    // The first frame at half resolution (a frame's time goes with its pixels where there is no
-    // GPU), the full one once the page has been idle a moment.
-    this.renderer.setPixelRatio(this.ratio / 2);
-    this.w = 0;
-    this.fit(false);
+    this.firstFrameSize();
     this.pending = true;  // the frame below is the one the changes above asked for
+    performance.mark('hangar:prepared');
     this.frame();
+    performance.mark('hangar:drawn');
     requestAnimationFrame(() => { this.pending = false; });
     clearTimeout(this.sharpen);
     this.sharpen = setTimeout(() => { this.renderer.setPixelRatio(this.ratio); this.w = 0; this.fit(); }, 1000);
@@ -199,7 +274,7 @@ export class View3D {
   }
 
   addMarker(o) {
-    const dot = new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), new THREE.MeshBasicMaterial({ color: 0xffd866 }));
+    const dot = new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), MARKER);
     dot.userData.marker = true;
     o.add(dot);
     this.markers.push(dot);
@@ -221,22 +296,26 @@ export class View3D {
   // material keeps its own: its normal, specular, occlusion and emissive maps are the game's look.
   setPbr(on) {
     const fast = new Map();
+    let lit = false;
     this.model?.traverse(o => {
       if (!o.isMesh || o.userData.marker) return;
       o.userData.pbr ??= o.material;
+      o.userData.full ??= o.geometry;
       const m = o.userData.pbr;
-      if (on || Array.isArray(m) || MAPS.some(k => m[k])) { o.material = m; return; }
+      if (on || Array.isArray(m) || MAPS.some(k => m[k])) { o.material = m; o.geometry = o.userData.full; lit = true; return; }
       if (!fast.has(m)) {
-        const q = new THREE.MeshBasicMaterial({
+        fast.set(m, quick({
           name: m.name, color: m.color, vertexColors: m.vertexColors, transparent: m.transparent,
           opacity: m.opacity, side: m.side, alphaTest: m.alphaTest,
-        });
-        q.onBeforeCompile = headlight;
-        q.customProgramCacheKey = () => 'headlight';
-        fast.set(m, q);
+        }));
       }
       o.material = fast.get(m);
+      o.userData.quick ??= quickGeometry(o.userData.full, m.vertexColors);
+      o.geometry = o.userData.quick;
     });
+    // The file's lights (a ship has dozens) light only its own materials: with none of those
+    // drawn they are left out, so the quick programs are the ones `precompile` made.
+    this.model?.traverse(o => { if (o.isLight) o.visible = lit; });
     this.invalidate();
   }
 
