@@ -103,14 +103,15 @@ pub fn run(
         })?;
     let stale_removed = crate::io::remove_stale_temps(out);
     let input = view.label_of(prefix);
-    let files: Vec<(Entry, Format, u64)> = view
+    let files: Vec<Found> = view
         .entries(prefix, Some(out))?
         .into_par_iter()
-        .filter_map(|e| {
-            let (head, len) = view.head(&e, 64)?;
-            let f = any::detect(&head, Some(Path::new(&e.shown)));
-            let model = f.supported() && !matches!(f, Format::HangarJson | Format::GltfText);
-            model.then_some((e, f, len))
+        .filter_map(|entry| {
+            let (head, len) = view.head(&entry, 64)?;
+            let format = any::detect(&head, Some(Path::new(&entry.shown)));
+            let model =
+                format.supported() && !matches!(format, Format::HangarJson | Format::GltfText);
+            model.then_some(Found { entry, format, len })
         })
         .collect();
     if files.is_empty() {
@@ -128,7 +129,7 @@ pub fn run(
     // Largest first, one job at a time to each free core: the last job to end is then a small one,
     // where in file order a core could sit idle while the other finishes a large model.
     let mut order: Vec<usize> = (0..total).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].bytes));
+    order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].bytes()));
     let mut results: Vec<(usize, Result<Vec<String>>)> = order
         .par_iter()
         .with_max_len(1)
@@ -146,8 +147,8 @@ pub fn run(
         .iter()
         .filter_map(|(j, r)| {
             r.as_ref().err().map(|e| Failure {
-                file: j.input.name(),
-                path: j.input.name(),
+                file: j.input.entry.name(),
+                path: j.input.entry.name(),
                 error: e.to_string(),
             })
         })
@@ -162,8 +163,8 @@ pub fn run(
         .iter()
         .filter(|(_, r)| r.is_ok())
         .map(|(j, _)| Job {
-            input: j.input.name(),
-            motions: j.motions.iter().map(|m| m.name()).collect(),
+            input: j.input.entry.name(),
+            motions: j.motions.iter().map(|m| m.entry.name()).collect(),
             output: j.output.clone(),
         })
         .collect();
@@ -184,13 +185,25 @@ pub fn run(
     Ok(report)
 }
 
-/// A job before it runs: entries of the view.
+/// A file of the view that takes part: its format and length told from its first bytes.
+struct Found {
+    entry: Entry,
+    format: Format,
+    len: u64,
+}
+
+/// A job before it runs: files of the view.
 struct Planned<'v> {
-    input: &'v Entry,
-    motions: Vec<&'v Entry>,
+    input: &'v Found,
+    motions: Vec<&'v Found>,
     output: PathBuf,
+}
+
+impl Planned<'_> {
     /// The input's and its motions' bytes: how long the job will take, roughly.
-    bytes: u64,
+    fn bytes(&self) -> u64 {
+        self.input.len + self.motions.iter().map(|m| m.len).sum::<u64>()
+    }
 }
 
 /// Opens `e` from `view`: a file on disk by its path (textures are then found around it), a
@@ -207,49 +220,45 @@ fn open(view: &GameView, e: &Entry) -> Result<Opened> {
 
 /// Converts one job; its warnings (the reader's, the motions', the conversion's; not notes).
 fn convert(view: &GameView, j: &Planned<'_>, options: &ConvertOptions) -> Result<Vec<String>> {
-    let mut opened = open(view, j.input)?;
+    let mut opened = open(view, &j.input.entry)?;
     let mut warnings: Vec<String> = Vec::new();
     let mut keep = |name: &str, w: &[crate::error::Warning]| {
         warnings.extend(w.iter().filter(|w| !w.note).map(|w| format!("{name}: {w}")))
     };
-    keep(&j.input.name(), opened.warnings());
+    keep(&j.input.entry.name(), opened.warnings());
     for m in &j.motions {
-        let motion = open(view, m)?;
-        keep(&m.name(), motion.warnings());
+        let motion = open(view, &m.entry)?;
+        keep(&m.entry.name(), motion.warnings());
         opened.add_motion(motion);
     }
     let wrote = opened.write_to(&j.output, options)?;
-    keep(&j.input.name(), &wrote.warnings);
+    keep(&j.input.entry.name(), &wrote.warnings);
     Ok(warnings)
 }
 
 /// Plans the conversion of `files` into `out` as `.ext` files. Each motion goes with the actor in
 /// its folder (else the nearest folder above) whose nodes it moves, by the most names in common; a
 /// motion that fits no actor gets its own output.
-fn plan<'v>(
-    view: &GameView,
-    files: &'v [(Entry, Format, u64)],
-    out: &Path,
-    ext: &str,
-) -> Vec<Planned<'v>> {
-    let is_motion = |f: Format| matches!(f, Format::Xsm | Format::Xpm);
+fn plan<'v>(view: &GameView, files: &'v [Found], out: &Path, ext: &str) -> Vec<Planned<'v>> {
+    let is_motion = |f: &Found| matches!(f.format, Format::Xsm | Format::Xpm);
     let names = |e: &Entry| {
         open(view, e)
             .ok()
             .map(|o| o.binding_names())
             .unwrap_or_default()
     };
-    let actors: Vec<(&Entry, Vec<String>)> = files
+    let actors: Vec<(&Found, Vec<String>)> = files
         .iter()
-        .filter(|(_, f, _)| *f == Format::Xac)
-        .map(|(e, _, _)| (e, names(e)))
+        .filter(|f| f.format == Format::Xac)
+        .map(|f| (f, names(&f.entry)))
         .collect();
-    let mut attached: HashMap<&str, Vec<&Entry>> = HashMap::new();
+    let mut attached: HashMap<&str, Vec<&Found>> = HashMap::new();
     let mut alone: Vec<&str> = Vec::new();
-    for (e, _, _) in files.iter().filter(|(_, f, _)| is_motion(*f)) {
-        match best_actor(&e.shown, &names(e), &actors) {
-            Some(a) => attached.entry(a.shown.as_str()).or_default().push(e),
-            None => alone.push(&e.shown),
+    for f in files.iter().filter(|f| is_motion(f)) {
+        let shown = f.entry.shown.as_str();
+        match best_actor(shown, &names(&f.entry), &actors) {
+            Some(a) => attached.entry(a.entry.shown.as_str()).or_default().push(f),
+            None => alone.push(shown),
         }
     }
     // Inputs that share a folder and a stem keep their own extension in the output's name.
@@ -262,25 +271,19 @@ fn plan<'v>(
                 .unwrap_or_default(),
         )
     };
-    let outputs: Vec<&Entry> = files
+    let outputs: Vec<&Found> = files
         .iter()
-        .filter(|(e, f, _)| !is_motion(*f) || alone.contains(&e.shown.as_str()))
-        .map(|(e, _, _)| e)
+        .filter(|f| !is_motion(f) || alone.contains(&f.entry.shown.as_str()))
         .collect();
-    let sizes: HashMap<&str, u64> = files
-        .iter()
-        .map(|(e, _, len)| (e.shown.as_str(), *len))
-        .collect();
-    let size = |e: &Entry| sizes.get(e.shown.as_str()).copied().unwrap_or(0);
     let mut stems: HashMap<(PathBuf, String), usize> = HashMap::new();
-    for e in &outputs {
-        *stems.entry(key(&e.shown)).or_default() += 1;
+    for f in &outputs {
+        *stems.entry(key(&f.entry.shown)).or_default() += 1;
     }
     outputs
         .into_iter()
-        .map(|e| {
-            let rel = Path::new(&e.shown);
-            let shared = stems.get(&key(&e.shown)).copied().unwrap_or(0) > 1;
+        .map(|f| {
+            let rel = Path::new(&f.entry.shown);
+            let shared = stems.get(&key(&f.entry.shown)).copied().unwrap_or(0) > 1;
             let name = if shared {
                 rel.file_name()
             } else {
@@ -289,11 +292,12 @@ fn plan<'v>(
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-            let motions = attached.get(e.shown.as_str()).cloned().unwrap_or_default();
             Planned {
-                input: e,
-                bytes: size(e) + motions.iter().map(|m| size(m)).sum::<u64>(),
-                motions,
+                input: f,
+                motions: attached
+                    .get(f.entry.shown.as_str())
+                    .cloned()
+                    .unwrap_or_default(),
                 output: out.join(rel).with_file_name(format!("{name}.{ext}")),
             }
         })
@@ -305,8 +309,8 @@ fn plan<'v>(
 fn best_actor<'a>(
     motion: &str,
     driven: &[String],
-    actors: &[(&'a Entry, Vec<String>)],
-) -> Option<&'a Entry> {
+    actors: &[(&'a Found, Vec<String>)],
+) -> Option<&'a Found> {
     if driven.is_empty() {
         return None;
     }
@@ -314,13 +318,13 @@ fn best_actor<'a>(
     while let Some(d) = dir {
         let best = actors
             .iter()
-            .filter(|(a, _)| Path::new(&a.shown).starts_with(d))
+            .filter(|(a, _)| Path::new(&a.entry.shown).starts_with(d))
             .map(|(a, offered)| (*a, driven.iter().filter(|n| offered.contains(n)).count()))
             .filter(|&(_, common)| common * 2 >= driven.len() && common > 0)
             .max_by_key(|&(a, common)| {
                 (
                     common,
-                    std::cmp::Reverse(Path::new(&a.shown).components().count()),
+                    std::cmp::Reverse(Path::new(&a.entry.shown).components().count()),
                 )
             });
         if let Some((a, _)) = best {
