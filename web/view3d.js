@@ -37,6 +37,8 @@ function quick(params) {
 const QUICK = ['position', 'normal', 'skinIndex', 'skinWeight'];
 // The markers' material, one for all (never disposed).
 const MARKER = new THREE.MeshBasicMaterial({ color: 0xffd866 });
+// A marker's dot: a sphere of its own in the one marker material.
+const markerDot = () => new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), MARKER);
 function quickGeometry(full, colours) {
   const g = new THREE.BufferGeometry();
   g.setIndex(full.index);
@@ -100,7 +102,7 @@ export class View3D {
         warm.add(new THREE.Mesh(g, quick({ vertexColors, side })));
       }
     }
-    warm.add(new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), MARKER));   // as addMarker's
+    warm.add(markerDot());
     const camera = new THREE.PerspectiveCamera();
     camera.position.z = 5;
     this.firstFrameSize();   // the canvas's buffers made now, as the first frame has them
@@ -274,7 +276,7 @@ export class View3D {
   }
 
   addMarker(o) {
-    const dot = new THREE.Mesh(new THREE.SphereGeometry(1, 8, 6), MARKER);
+    const dot = markerDot();
     dot.userData.marker = true;
     o.add(dot);
     this.markers.push(dot);
