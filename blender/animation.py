@@ -1,5 +1,7 @@
 """Clips in and out: one action per clip and animated object, keys set and read with foreach_set /
 foreach_get, through action slots where Blender has them (4.4 on) and the action's own F-curves in 4.2."""
+from typing import NamedTuple
+
 import bpy
 import numpy as np
 
@@ -78,18 +80,28 @@ def fcurves_for(action, target, id_type="OBJECT"):
     return action.fcurves, None, "action_group"
 
 
+class Curves(NamedTuple):
+    """One channel's F-curves to make, a curve a component of `values`."""
+    fcurves: object  # the F-curve list (fcurves_for)
+    group_arg: str  # the name of its `new`'s group argument
+    path: str
+    group: str
+    frames: np.ndarray
+    values: np.ndarray  # keys x components
+    interpolation: str
+
+
 def add_curves(channels):
-    """F-curves for channels, each (F-curve list, its group argument, data path, group, frames, values
-    (keys x components), interpolation): a curve a component. The (frame, value) pairs of all of them
+    """F-curves for channels (each a Curves): a curve a component. The (frame, value) pairs of all of them
     are laid out in one buffer, curve after curve, and a curve's slice goes in with foreach_set; the
     interpolation as bytes, the type Blender keeps it in (its fast copy; int32 went key by key). Made
     a channel at a time, the pairs were a fifth of the largest M3's import."""
     if not channels:
         return
-    lens = np.array([len(c[4]) for c in channels])
-    widths = np.array([c[5].shape[1] for c in channels])
-    frames = np.concatenate([c[4] for c in channels])
-    values = np.concatenate([c[5].T.ravel() for c in channels])  # curve after curve
+    lens = np.array([len(c.frames) for c in channels])
+    widths = np.array([c.values.shape[1] for c in channels])
+    frames = np.concatenate([c.frames for c in channels])
+    values = np.concatenate([c.values.T.ravel() for c in channels])  # curve after curve
     starts = np.cumsum(lens) - lens  # each channel's first key in `frames`
     curve_lens = np.repeat(lens, widths)
     curve_starts = np.cumsum(curve_lens) - curve_lens
@@ -99,7 +111,7 @@ def add_curves(channels):
     co[:, 0] = frames[frame_of]
     co[:, 1] = values
     co = co.ravel()
-    interp = np.repeat(np.array([INTERP.get(c[6], 1) for c in channels], np.uint8), lens * widths)
+    interp = np.repeat(np.array([INTERP.get(c.interpolation, 1) for c in channels], np.uint8), lens * widths)
     # update() sorts the keys and sets their Bezier handles, which linear and constant keys do not
     # use: called only for keys out of order (it was a fifth of the largest M3's import, 5,382 curves).
     rising = np.ones(len(frames), bool)
@@ -107,10 +119,10 @@ def add_curves(channels):
     rising[starts] = True
     ordered = np.logical_and.reduceat(rising, starts)
     at = 0  # the next curve's first key in `co` (pairs) and `interp`
-    for (fcurves, group_arg, path, group, _, v, _), n, ok in zip(channels, lens.tolist(), ordered.tolist()):
-        kw = {group_arg: group}
-        for k in range(v.shape[1]):
-            fc = fcurves.new(path, index=k, **kw)
+    for c, n, ok in zip(channels, lens.tolist(), ordered.tolist()):
+        kw = {c.group_arg: c.group}
+        for k in range(c.values.shape[1]):
+            fc = c.fcurves.new(c.path, index=k, **kw)
             keys = fc.keyframe_points
             keys.add(n)
             keys.foreach_set("co", co[2 * at:2 * (at + n)])
@@ -132,8 +144,8 @@ def shape_key_action(clip, c, frames, ob):
     act.use_fake_user = True
     act["hangar_clip"] = clip
     fcurves, slot, group_arg = fcurves_for(act, keys, "KEY")
-    add_curves([(fcurves, group_arg, f'key_blocks["{block.name}"].value', ob.name, frames, v[:, k:k + 1],
-                 c.interpolation) for k, block in enumerate(blocks[: v.shape[1]])])
+    add_curves([Curves(fcurves, group_arg, f'key_blocks["{block.name}"].value', ob.name, frames, v[:, k:k + 1],
+                       c.interpolation) for k, block in enumerate(blocks[: v.shape[1]])])
     ad = keys.animation_data or keys.animation_data_create()
     if ad.action is None:
         ad.action = act
@@ -188,7 +200,7 @@ def import_animations(scene, objs, bones, fps):
             if target.name not in first:
                 first[target.name] = (target, act, slot)
         frames, values = clip_keys([x[0] for x in chans], [x[5] for x in chans], fps)
-        add_curves([(fcurves, group_arg, path, group, f, v, c.interpolation)
+        add_curves([Curves(fcurves, group_arg, path, group, f, v, c.interpolation)
                     for (c, fcurves, group_arg, path, group, _), f, v in zip(chans, frames, values)])
     # A skeleton plays its first clip; a component's parts keep their rest (their offsets) on
     # show, the clips wait as actions (a part playing a clip would be exported where the clip has it).
