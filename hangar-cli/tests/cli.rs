@@ -377,6 +377,48 @@ fn a_folder_batch_never_collides_and_skips_its_own_output() {
     assert_eq!(walk(&out).iter().filter(|p| p.ends_with(".glb")).count(), 3);
 }
 
+#[test]
+fn a_batch_output_that_cannot_be_put_in_place_fails_its_file_only() {
+    // A folder has an output's name: that file fails, in the report and the exit code, with no
+    // temporary file left behind; the other output is written.
+    let d = tmp("batch-rename");
+    let src = d.join("in");
+    std::fs::create_dir_all(&src).unwrap();
+    for f in ["wedge-lod0.xmf", "wedge-collision.xmf"] {
+        std::fs::copy(sample(f), src.join(f)).unwrap();
+    }
+    let out = d.join("out");
+    std::fs::create_dir_all(out.join("wedge-lod0.glb")).unwrap();
+    std::fs::write(out.join("wedge-lod0.glb/keep"), b"k").unwrap();
+    let (code, _, err) = hangar(&["convert", src.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("1 files converted, 1 failed"), "{err}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let failed = report["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("wedge-lod0.xmf"));
+    assert!(
+        failed[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("wedge-lod0.glb"),
+        "{failed:?}"
+    );
+    let mut files = walk(&out);
+    files.sort();
+    assert_eq!(
+        files,
+        ["report.json", "wedge-collision.glb", "wedge-lod0.glb/keep"]
+    );
+    assert!(std::fs::read(out.join("wedge-collision.glb"))
+        .unwrap()
+        .starts_with(b"glTF"));
+}
+
 /// Files under `dir`, relative, `/`-separated.
 fn walk(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
