@@ -382,11 +382,7 @@ fn a_batch_output_that_cannot_be_put_in_place_fails_its_file_only() {
     // A folder has an output's name: that file fails, in the report and the exit code, with no
     // temporary file left behind; the other output is written.
     let d = tmp("batch-rename");
-    let src = d.join("in");
-    std::fs::create_dir_all(&src).unwrap();
-    for f in ["wedge-lod0.xmf", "wedge-collision.xmf"] {
-        std::fs::copy(sample(f), src.join(f)).unwrap();
-    }
+    let src = wedge_folder(&d);
     let out = d.join("out");
     std::fs::create_dir_all(out.join("wedge-lod0.glb")).unwrap();
     std::fs::write(out.join("wedge-lod0.glb/keep"), b"k").unwrap();
@@ -417,6 +413,16 @@ fn a_batch_output_that_cannot_be_put_in_place_fails_its_file_only() {
     assert!(std::fs::read(out.join("wedge-collision.glb"))
         .unwrap()
         .starts_with(b"glTF"));
+}
+
+/// `dir/in`, holding the two wedge samples (the lod0 and its collision mesh).
+fn wedge_folder(dir: &Path) -> PathBuf {
+    let src = dir.join("in");
+    std::fs::create_dir_all(&src).unwrap();
+    for f in ["wedge-lod0.xmf", "wedge-collision.xmf"] {
+        std::fs::copy(sample(f), src.join(f)).unwrap();
+    }
+    src
 }
 
 /// Files under `dir`, relative, `/`-separated.
@@ -532,11 +538,7 @@ fn an_output_folder_that_cannot_be_made_is_one_error() {
 #[test]
 fn jobs_change_the_pace_not_the_outputs() {
     let d = tmp("jobs");
-    let src = d.join("in");
-    std::fs::create_dir_all(&src).unwrap();
-    for f in ["wedge-lod0.xmf", "wedge-collision.xmf"] {
-        std::fs::copy(sample(f), src.join(f)).unwrap();
-    }
+    let src = wedge_folder(&d);
     let mut outs = Vec::new();
     for jobs in ["1", "2"] {
         let out = d.join(format!("out{jobs}"));
