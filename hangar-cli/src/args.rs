@@ -156,6 +156,14 @@ pub enum Command {
         #[arg(required = true)]
         names: Vec<String>,
     },
+    /// Write the X4 <diff> patch that turns BASE into EDITED (one <replace> a changed attribute,
+    /// <add> for new attributes and elements, <remove>); every sel selects one node when applied.
+    ///   hangar diff game/libraries/wares.xml my_wares.xml -o extensions/my_mod/libraries/wares.xml
+    Diff(crate::modtools::DiffArgs),
+    /// Apply an X4 <diff> patch to BASE as the game does; names each operation that fails and why
+    /// (its sel selects nothing or several nodes). Exits with 1 when one fails.
+    ///   hangar patch game/libraries/wares.xml my_mod/libraries/wares.xml -o wares.patched.xml
+    Patch(crate::modtools::PatchArgs),
     /// X4 / X Rebirth catalogs (.cat + .dat): list, verify, extract, pack, diff.
     Cat {
         #[command(subcommand)]

@@ -23,6 +23,7 @@ macro_rules! out {
 mod anark;
 mod args;
 mod cat;
+mod modtools;
 
 use args::{Cli, Command};
 
@@ -52,6 +53,8 @@ fn main() -> ExitCode {
             report,
         } => validate(&files, json, verbose, game.as_deref(), report.as_deref()),
         Command::Cat { cmd } => cat::run(cmd),
+        Command::Diff(a) => modtools::diff(a),
+        Command::Patch(a) => modtools::patch(a),
         Command::Convert {
             input,
             output,

@@ -43,6 +43,7 @@ pub(crate) mod original;
 pub(crate) mod raw;
 pub(crate) mod validate;
 pub(crate) mod vfs;
+pub(crate) mod xmlpatch;
 
 pub use api::{
     check_mod, check_mod_files, component_of, files_read, game_root_in, mod_kind,
@@ -64,6 +65,7 @@ pub use textures::{
 pub use validate::{Finding, Severity};
 pub use vfs::Nearby;
 pub use vfs::{ByteSource, GameView, SharedSource};
+pub use xmlpatch::{diff_xml, patch_xml, write_xml, Failure as PatchFailure, Patched};
 
 /// The catalog commands of the faces (`hangar cat`): a game's `.cat`/`.dat` pairs opened, verified,
 /// extracted, packed and compared through the door, not from [`crate::formats::catalog`] (which holds

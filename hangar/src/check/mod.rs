@@ -12,7 +12,6 @@ mod sc2;
 mod world;
 mod x4;
 pub(crate) mod xml;
-mod xpath;
 
 use crate::error::Result;
 use crate::validate::{Finding, Severity};
