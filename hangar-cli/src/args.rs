@@ -164,6 +164,13 @@ pub enum Command {
     /// (its sel selects nothing or several nodes). Exits with 1 when one fails.
     ///   hangar patch game/libraries/wares.xml my_mod/libraries/wares.xml -o wares.patched.xml
     Patch(crate::modtools::PatchArgs),
+    /// What X4 extensions both define, where the one loaded last silently wins: components,
+    /// macros and wares two of them declare, files both provide that the game does not merge, t
+    /// page ids filled with different texts; with --game, game nodes two patches both change.
+    /// Exits with 1 when there is a conflict.
+    ///   hangar conflicts extensions/mod_a extensions/mod_b --json
+    ///   hangar conflicts --game "C:/Games/X4 Foundations"     # every installed extension
+    Conflicts(crate::modtools::ConflictsArgs),
     /// X4 / X Rebirth catalogs (.cat + .dat): list, verify, extract, pack, diff.
     Cat {
         #[command(subcommand)]

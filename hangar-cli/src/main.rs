@@ -55,6 +55,7 @@ fn main() -> ExitCode {
         Command::Cat { cmd } => cat::run(cmd),
         Command::Diff(a) => modtools::diff(a),
         Command::Patch(a) => modtools::patch(a),
+        Command::Conflicts(a) => modtools::conflicts(a),
         Command::Convert {
             input,
             output,

@@ -98,3 +98,36 @@ pub fn patch(a: PatchArgs) -> Result<bool> {
     }
     Ok(failed == 0)
 }
+
+#[derive(clap::Args)]
+pub struct ConflictsArgs {
+    /// Extension folders (each with a content.xml); none with --game: every extension installed.
+    dirs: Vec<PathBuf>,
+    /// The game folder: its files are what the extensions' <diff> patches change (a node two
+    /// patches replace or remove is reported), and without DIRs its extensions are checked.
+    #[arg(long, value_name = "GAME")]
+    game: Option<PathBuf>,
+    /// Print a list of objects with kind (component, macro, ware, file, text, patch), name,
+    /// mods (in load order), files and message.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn conflicts(a: ConflictsArgs) -> Result<bool> {
+    if a.dirs.is_empty() && a.game.is_none() {
+        bail!("name extension folders, or --game GAME for every extension installed in it");
+    }
+    let found = hangar::conflicts(&a.dirs, a.game.as_deref())?;
+    if a.json {
+        out!("{}", serde_json::to_string_pretty(&found)?);
+    } else {
+        for c in &found {
+            out!("{} {}: {}", c.kind, c.name, c.message);
+            for f in &c.files {
+                out!("  {f}");
+            }
+        }
+        out!("{} conflicts", found.len());
+    }
+    Ok(found.is_empty())
+}

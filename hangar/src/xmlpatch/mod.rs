@@ -8,8 +8,8 @@ mod diff;
 pub mod tree;
 pub mod xpath;
 
-pub use apply::{apply, Failure};
-pub use diff::diff;
+pub use apply::{apply, apply_one, select_one, Failure};
+pub use diff::{diff, sel_of};
 pub use tree::{Doc, Id};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -133,10 +133,12 @@ impl Patch {
                         Some("prepend") => Pos::Prepend,
                         Some("before") => Pos::Before,
                         Some("after") => Pos::After,
-                        Some(p) => return Err(bad(format!(
+                        Some(p) => {
+                            return Err(bad(format!(
                             "operation {} <add> has pos=\"{p}\" (append, prepend, before or after)",
                             i + 1
-                        ))),
+                        )))
+                        }
                     },
                     attr: e
                         .attr("type")
