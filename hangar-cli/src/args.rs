@@ -142,6 +142,11 @@ pub enum Command {
         /// game/ship.xml`.
         #[arg(long, value_name = "FILE")]
         original: Option<PathBuf>,
+        /// With --original and a component .xml OUTPUT: write the XML as an X4 <diff> patch
+        /// against the original (a moved part is one <replace> of its offset, a new part one
+        /// <add>), for a mod; the XMFs and .ani are written as files.
+        #[arg(long, requires = "original")]
+        patch: bool,
         /// Files converted at once in a folder conversion (default: one per core).
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         jobs: Option<u16>,
@@ -324,6 +329,7 @@ pub fn convert_options(
     encoding: &GltfArgs,
     modl_version: Option<u32>,
     original: Option<PathBuf>,
+    patch: bool,
 ) -> Result<hangar::ConvertOptions> {
     let mut views = Vec::new();
     for d in textures.textures_from.iter().chain(&textures.game) {
@@ -332,7 +338,10 @@ pub fn convert_options(
     let mut o = hangar::ConvertOptions::for_input(input, views)?;
     textures.apply(&mut o.textures);
     o.gltf = encoding.options();
-    o.write = hangar::WriteOptions { modl_version };
+    o.write = hangar::WriteOptions {
+        modl_version,
+        patch,
+    };
     o.original = original;
     Ok(o)
 }

@@ -63,11 +63,13 @@ fn main() -> ExitCode {
             motions,
             modl_version,
             original,
+            patch,
             jobs,
             textures,
             encoding,
         } => set_jobs(jobs).and_then(|_| {
-            let opts = args::convert_options(&input, &textures, &encoding, modl_version, original)?;
+            let opts =
+                args::convert_options(&input, &textures, &encoding, modl_version, original, patch)?;
             convert(&input, &output, &motions, &to, verbose, &opts)
         }),
     };
