@@ -255,7 +255,7 @@ fn align(w: &Doc, wk: &[Id], e: &Doc, ek: &[Id]) -> Vec<(Id, Id)> {
         .copied()
         .zip(ek[..head].iter().copied())
         .collect();
-    let middle = lcs(wm, em, |a, b| same(a, b));
+    let middle = lcs(wm, em, same);
     // Gaps between the matched pairs: same names matched in order.
     let (mut wi, mut ei) = (0, 0);
     for &(a, b) in middle.iter().chain(std::iter::once(&(wm.len(), em.len()))) {
