@@ -142,6 +142,11 @@ pub enum Command {
         /// game/ship.xml`.
         #[arg(long, value_name = "FILE")]
         original: Option<PathBuf>,
+        /// With --original and a component .xml OUTPUT: write the XML as an X4 <diff> patch
+        /// against the original (a moved part is one <replace> of its offset, a new part one
+        /// <add>), for a mod; the XMFs and .ani are written as files.
+        #[arg(long, requires = "original")]
+        patch: bool,
         /// Files converted at once in a folder conversion (default: one per core).
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         jobs: Option<u16>,
@@ -156,6 +161,21 @@ pub enum Command {
         #[arg(required = true)]
         names: Vec<String>,
     },
+    /// Write the X4 <diff> patch that turns BASE into EDITED (one <replace> a changed attribute,
+    /// <add> for new attributes and elements, <remove>); every sel selects one node when applied.
+    ///   hangar diff game/libraries/wares.xml my_wares.xml -o extensions/my_mod/libraries/wares.xml
+    Diff(crate::modtools::DiffArgs),
+    /// Apply an X4 <diff> patch to BASE as the game does; names each operation that fails and why
+    /// (its sel selects nothing or several nodes). Exits with 1 when one fails.
+    ///   hangar patch game/libraries/wares.xml my_mod/libraries/wares.xml -o wares.patched.xml
+    Patch(crate::modtools::PatchArgs),
+    /// What X4 extensions both define, where the one loaded last silently wins: components,
+    /// macros and wares two of them declare, files both provide that the game does not merge, t
+    /// page ids filled with different texts; with --game, game nodes two patches both change.
+    /// Exits with 1 when there is a conflict.
+    ///   hangar conflicts extensions/mod_a extensions/mod_b --json
+    ///   hangar conflicts --game "C:/Games/X4 Foundations"     # every installed extension
+    Conflicts(crate::modtools::ConflictsArgs),
     /// X4 / X Rebirth catalogs (.cat + .dat): list, verify, extract, pack, diff.
     Cat {
         #[command(subcommand)]
@@ -309,6 +329,7 @@ pub fn convert_options(
     encoding: &GltfArgs,
     modl_version: Option<u32>,
     original: Option<PathBuf>,
+    patch: bool,
 ) -> Result<hangar::ConvertOptions> {
     let mut views = Vec::new();
     for d in textures.textures_from.iter().chain(&textures.game) {
@@ -317,7 +338,10 @@ pub fn convert_options(
     let mut o = hangar::ConvertOptions::for_input(input, views)?;
     textures.apply(&mut o.textures);
     o.gltf = encoding.options();
-    o.write = hangar::WriteOptions { modl_version };
+    o.write = hangar::WriteOptions {
+        modl_version,
+        patch,
+    };
     o.original = original;
     Ok(o)
 }

@@ -23,6 +23,7 @@ macro_rules! out {
 mod anark;
 mod args;
 mod cat;
+mod modtools;
 
 use args::{Cli, Command};
 
@@ -52,6 +53,9 @@ fn main() -> ExitCode {
             report,
         } => validate(&files, json, verbose, game.as_deref(), report.as_deref()),
         Command::Cat { cmd } => cat::run(cmd),
+        Command::Diff(a) => modtools::diff(a),
+        Command::Patch(a) => modtools::patch(a),
+        Command::Conflicts(a) => modtools::conflicts(a),
         Command::Convert {
             input,
             output,
@@ -59,11 +63,13 @@ fn main() -> ExitCode {
             motions,
             modl_version,
             original,
+            patch,
             jobs,
             textures,
             encoding,
         } => set_jobs(jobs).and_then(|_| {
-            let opts = args::convert_options(&input, &textures, &encoding, modl_version, original)?;
+            let opts =
+                args::convert_options(&input, &textures, &encoding, modl_version, original, patch)?;
             convert(&input, &output, &motions, &to, verbose, &opts)
         }),
     };

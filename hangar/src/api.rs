@@ -438,6 +438,11 @@ impl Opened {
                 what: p.what,
             });
         }
+        if options.write.patch && options.original.is_none() {
+            return Err(Error::unsupported(
+                "--patch needs --original: the game's component XML the patch is made against",
+            ));
+        }
         if let Some(w) = self.component_files(output, options)? {
             if let Some((p, _)) = w
                 .files
@@ -453,6 +458,11 @@ impl Opened {
                 warnings: w.warnings,
                 what: String::new(),
             });
+        }
+        if options.write.patch {
+            return Err(Error::unsupported(
+                "--patch applies to a component .xml written from a glTF with --original (the game's component XML)",
+            ));
         }
         if let Some(c) = self.with_original(output, options) {
             let c = c?;
@@ -531,6 +541,15 @@ impl Opened {
             None => crate::assemble::from_scene(&scene, output, &options.textures.views)?,
         };
         w.warnings.splice(0..0, warnings);
+        if let (true, Some(original)) = (options.write.patch, options.original.as_deref()) {
+            // The XML is last: the full write's, turned into a patch against the original's.
+            if let Some((_, xml)) = w.files.last_mut() {
+                let base = crate::io::read_input(original)?;
+                *xml = crate::xmlpatch::diff_xml(&base, xml)
+                    .map_err(|e| e.in_file(original))?
+                    .into_bytes();
+            }
+        }
         if let Some((files, more)) = back {
             let dir = output.parent().unwrap_or(Path::new(""));
             w.files.extend(

@@ -192,4 +192,8 @@ pub struct WriteOptions {
     /// [`crate::formats::m3::build::VERSIONS`]). An M3 input is then rebuilt from its scene
     /// instead of being rewritten byte for byte.
     pub modl_version: Option<u32>,
+    /// A component `.xml` written from a glTF with an original (`--patch`): the XML is a
+    /// `<diff>` patch that turns the original's XML into the full write's; its XMFs and `.ani`
+    /// are written as files, as without it.
+    pub patch: bool,
 }

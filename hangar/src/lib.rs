@@ -43,12 +43,14 @@ pub(crate) mod original;
 pub(crate) mod raw;
 pub(crate) mod validate;
 pub(crate) mod vfs;
+pub(crate) mod xmlpatch;
 
 pub use api::{
     check_mod, check_mod_files, component_of, files_read, game_root_in, mod_kind,
     mod_kind_of_files, open, write_scene, ConvertOptions, Converted, Info, Link, ModCheck, ModKind,
     Opened, Pictures, Source, WriteOptions, Wrote,
 };
+pub use check::conflicts::{find as conflicts, Conflict};
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
@@ -64,6 +66,7 @@ pub use textures::{
 pub use validate::{Finding, Severity};
 pub use vfs::Nearby;
 pub use vfs::{ByteSource, GameView, SharedSource};
+pub use xmlpatch::{diff_xml, patch_xml, write_xml, Failure as PatchFailure, Patched};
 
 /// The catalog commands of the faces (`hangar cat`): a game's `.cat`/`.dat` pairs opened, verified,
 /// extracted, packed and compared through the door, not from [`crate::formats::catalog`] (which holds

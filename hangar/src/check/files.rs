@@ -36,6 +36,9 @@ pub struct ModFiles {
     subst: Vec<Piece>,
 }
 
+/// The file the game reads loose even when a catalog of the extension holds one too.
+const LOOSE_ONLY: &str = "content.xml";
+
 /// True for `NAME.cat` / `NAME.dat` at a mod's root: catalogs, read as pieces, not as files.
 fn is_catalog_file(norm: &str) -> bool {
     !norm.contains('/') && (norm.ends_with(".cat") || norm.ends_with(".dat"))
@@ -153,6 +156,8 @@ impl ModFiles {
                         subst,
                     };
                     match by_norm.get(&e.norm) {
+                        // The game reads the loose content.xml, whatever a catalog holds.
+                        Some(_) if p.catalog.is_some() && e.norm == LOOSE_ONLY => {}
                         // Case twins on disk are two files; a catalog's entry hides the loose one.
                         Some(&i) if p.catalog.is_some() => {
                             if let Some(slot) = out.get_mut(i) {
@@ -175,7 +180,13 @@ impl ModFiles {
 
     /// The label of the file at `norm` in the extension's own folder, when the mod has it.
     pub fn find(&self, norm: &str) -> Option<String> {
-        find_in(&self.own, norm)
+        let loose = self
+            .own
+            .first()
+            .filter(|p| p.catalog.is_none() && norm == LOOSE_ONLY);
+        loose
+            .and_then(|p| find_in(std::slice::from_ref(p), norm))
+            .or_else(|| find_in(&self.own, norm))
     }
 
     /// The label of the file at the root game path `norm` in a `subst_` catalog.
@@ -185,8 +196,10 @@ impl ModFiles {
 
     /// The bytes of `f`.
     pub fn read(&self, f: &ModFile) -> Option<Result<Input>> {
-        let pieces = if f.subst { &self.subst } else { &self.own };
-        pieces.iter().rev().find_map(|p| p.view.get(&f.norm))
+        if f.subst {
+            return self.subst.iter().rev().find_map(|p| p.view.get(&f.norm));
+        }
+        self.read_own(&f.norm)
     }
 
     /// The bytes of the file at the root game path `norm` in a `subst_` catalog.
@@ -196,7 +209,13 @@ impl ModFiles {
 
     /// The bytes of the file at `norm` in the extension's own folder.
     pub fn read_own(&self, norm: &str) -> Option<Result<Input>> {
-        self.own.iter().rev().find_map(|p| p.view.get(norm))
+        let loose = self
+            .own
+            .first()
+            .filter(|p| p.catalog.is_none() && norm == LOOSE_ONLY);
+        loose
+            .and_then(|p| p.view.get(norm))
+            .or_else(|| self.own.iter().rev().find_map(|p| p.view.get(norm)))
     }
 }
 
@@ -264,5 +283,30 @@ mod tests {
             Some("subst_01.cat::assets/t.gz")
         );
         assert_eq!(&*m.read(&files[1]).unwrap().unwrap(), b"abc");
+    }
+
+    #[test]
+    fn the_loose_content_xml_is_read_even_when_a_catalog_holds_one() {
+        let m = ModFiles::from_sources(
+            "mymod",
+            vec![
+                ("CONTENT.XML".into(), src(b"<content id=")),
+                (
+                    "ext_01.cat".into(),
+                    src(b"content.xml 10 0 00000000000000000000000000000000\n"),
+                ),
+                ("ext_01.dat".into(), src(b"<content/>")),
+            ],
+        )
+        .unwrap();
+        let files = m.files();
+        let labels: Vec<&str> = files.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["CONTENT.XML"]);
+        assert_eq!(&*m.read(&files[0]).unwrap().unwrap(), b"<content id=");
+        assert_eq!(
+            &*m.read_own("content.xml").unwrap().unwrap(),
+            b"<content id="
+        );
+        assert_eq!(m.find("content.xml").as_deref(), Some("CONTENT.XML"));
     }
 }

@@ -5,6 +5,7 @@
 //! depends on when those are given; the result is findings, each naming the file and line of the
 //! reference and the reference as written.
 
+pub mod conflicts;
 pub mod files;
 mod out;
 mod report;
@@ -12,7 +13,6 @@ mod sc2;
 mod world;
 mod x4;
 pub(crate) mod xml;
-mod xpath;
 
 use crate::error::Result;
 use crate::validate::{Finding, Severity};

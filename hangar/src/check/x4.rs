@@ -390,6 +390,7 @@ impl Walk<'_> {
                 return out.push(Finding::warning("", msg), &p.label, p.line(root));
             }
         };
+        let tree = crate::xmlpatch::Doc::from_roxml(&doc);
         let target = format!("{}::{}", game.label, p.norm);
         // An earlier operation, or an extension's patch of the same file (a DLC), may add what
         // a later one selects: such a miss is only a warning.
@@ -402,7 +403,7 @@ impl Walk<'_> {
         let mut changed = patched_elsewhere;
         for op in ops {
             let sel = op.attribute("sel").unwrap_or_default();
-            let found = match super::xpath::count(&doc, sel) {
+            let found = match crate::xmlpatch::xpath::count(&tree, sel) {
                 Ok(0) => Found::Missing,
                 Ok(_) => Found::Game(world::Place::named(&target)),
                 Err(_) => Found::Unchecked("an XPath past what hangar reads".into()),

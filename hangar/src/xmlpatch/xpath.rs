@@ -2,8 +2,9 @@
 //! steps over element names, `*`, `@attr`, `text()`, `.` and `..`, with predicates of
 //! comparisons, `and`, `or`, `not()`, positions, `last()`, `contains()`, `starts-with()` and
 //! `count()`. What is past that is `Unsupported`: the caller does not judge such a `sel`.
+//! It reads a [`Doc`], the tree patches change, so an applier and a checker select alike.
 
-use roxmltree::{Document, Node};
+use super::tree::{Doc, Id, Kind, DOCUMENT};
 
 /// A `sel` the evaluator does not read.
 #[derive(Debug, PartialEq, Eq)]
@@ -14,35 +15,42 @@ type R<T> = Result<T, Unsupported>;
 /// Deepest nesting of predicates and parentheses read.
 const MAX_NESTING: usize = 32;
 
-/// What a step selects: an element (or the document root), an attribute, a text node.
-#[derive(Clone, Copy)]
-enum Item<'a, 'i> {
-    Node(Node<'a, 'i>),
-    Attr(Node<'a, 'i>, &'a str),
+/// What a step selects: an element (or the document node), a text node or a comment, or an
+/// element's attribute (by its place among the element's attributes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Item {
+    Node(Id),
+    Attr(Id, usize),
 }
 
-impl<'a, 'i> Item<'a, 'i> {
-    fn string(&self) -> String {
-        match self {
-            Item::Attr(n, name) => n.attribute(*name).unwrap_or_default().to_string(),
-            Item::Node(n) if n.is_text() => n.text().unwrap_or_default().to_string(),
-            Item::Node(n) => n
-                .descendants()
-                .filter(|d| d.is_text())
-                .filter_map(|d| d.text())
+impl Item {
+    fn string(&self, doc: &Doc) -> String {
+        match *self {
+            Item::Attr(n, i) => doc
+                .element(n)
+                .and_then(|e| e.attrs.get(i))
+                .map(|a| a.1.clone())
+                .unwrap_or_default(),
+            Item::Node(n) => doc
+                .descendants(n)
+                .into_iter()
+                .filter_map(|d| match doc.node(d).map(|x| &x.kind) {
+                    Some(Kind::Text(t)) => Some(t.as_str()),
+                    _ => None,
+                })
                 .collect(),
         }
     }
 }
 
-enum Val<'a, 'i> {
-    Items(Vec<Item<'a, 'i>>),
+enum Val {
+    Items(Vec<Item>),
     Str(String),
     Num(f64),
     Bool(bool),
 }
 
-impl Val<'_, '_> {
+impl Val {
     fn truth(&self) -> bool {
         match self {
             Val::Items(v) => !v.is_empty(),
@@ -52,17 +60,17 @@ impl Val<'_, '_> {
         }
     }
 
-    fn strings(&self) -> Vec<String> {
+    fn strings(&self, doc: &Doc) -> Vec<String> {
         match self {
-            Val::Items(v) => v.iter().map(Item::string).collect(),
+            Val::Items(v) => v.iter().map(|i| i.string(doc)).collect(),
             Val::Str(s) => vec![s.clone()],
             Val::Num(n) => vec![num_text(*n)],
             Val::Bool(b) => vec![b.to_string()],
         }
     }
 
-    fn string(&self) -> String {
-        self.strings().into_iter().next().unwrap_or_default()
+    fn string(&self, doc: &Doc) -> String {
+        self.strings(doc).into_iter().next().unwrap_or_default()
     }
 }
 
@@ -75,7 +83,12 @@ fn num_text(n: f64) -> String {
 }
 
 /// How many items `sel` selects in `doc`.
-pub fn count(doc: &Document<'_>, sel: &str) -> R<usize> {
+pub fn count(doc: &Doc, sel: &str) -> R<usize> {
+    select(doc, sel).map(|v| v.len())
+}
+
+/// What `sel` selects in `doc`, in document order of the steps.
+pub fn select(doc: &Doc, sel: &str) -> R<Vec<Item>> {
     let mut p = Parser {
         s: sel.as_bytes(),
         at: 0,
@@ -86,8 +99,8 @@ pub fn count(doc: &Document<'_>, sel: &str) -> R<usize> {
     if p.at != p.s.len() {
         return Err(Unsupported);
     }
-    let start = [Item::Node(doc.root())];
-    Ok(eval_path(&path, &start, doc)?.len())
+    let start = [Item::Node(DOCUMENT)];
+    eval_path(&path, &start, doc)
 }
 
 #[derive(Debug)]
@@ -365,50 +378,53 @@ impl Parser<'_> {
     }
 }
 
-fn eval_path<'a, 'i>(
-    path: &Path,
-    ctx: &[Item<'a, 'i>],
-    doc: &'a Document<'i>,
-) -> R<Vec<Item<'a, 'i>>> {
-    let mut items: Vec<Item<'a, 'i>> = if path.absolute {
-        vec![Item::Node(doc.root())]
+fn eval_path(path: &Path, ctx: &[Item], doc: &Doc) -> R<Vec<Item>> {
+    let mut items: Vec<Item> = if path.absolute {
+        vec![Item::Node(DOCUMENT)]
     } else {
         ctx.to_vec()
     };
     for step in &path.steps {
-        let mut next: Vec<Item<'a, 'i>> = Vec::new();
+        let mut next: Vec<Item> = Vec::new();
         for it in &items {
             let Item::Node(n) = *it else { continue };
-            let bases: Vec<Node<'a, 'i>> = if step.descendants {
-                n.descendants()
-                    .filter(|d| d.is_element() || d.is_root())
+            let bases: Vec<Id> = if step.descendants {
+                doc.descendants(n)
+                    .into_iter()
+                    .filter(|&d| d == DOCUMENT || doc.is_element(d))
                     .collect()
             } else {
                 vec![n]
             };
-            let mut found: Vec<Item<'a, 'i>> = Vec::new();
+            let mut found: Vec<Item> = Vec::new();
             for b in bases {
+                let kids = doc.children(b).iter().copied();
                 match &step.test {
                     Test::Name(name) => found.extend(
-                        b.children()
-                            .filter(|c| c.is_element() && c.tag_name().name() == name)
+                        kids.filter(|&c| doc.element(c).is_some_and(|e| &e.name == name))
                             .map(Item::Node),
                     ),
-                    Test::AnyElement => {
-                        found.extend(b.children().filter(|c| c.is_element()).map(Item::Node))
-                    }
-                    Test::Text => {
-                        found.extend(b.children().filter(|c| c.is_text()).map(Item::Node))
-                    }
-                    Test::AnyNode => found.extend(b.children().map(Item::Node)),
+                    Test::AnyElement => found.extend(doc.elements(b).map(Item::Node)),
+                    Test::Text => found.extend(
+                        kids.filter(|&c| {
+                            matches!(doc.node(c).map(|x| &x.kind), Some(Kind::Text(_)))
+                        })
+                        .map(Item::Node),
+                    ),
+                    Test::AnyNode => found.extend(kids.map(Item::Node)),
                     Test::Attr(name) => {
-                        if let Some(a) = b.attributes().find(|a| a.name() == name) {
-                            found.push(Item::Attr(b, a.name()));
+                        if let Some(i) = doc
+                            .element(b)
+                            .and_then(|e| e.attrs.iter().position(|a| &a.0 == name))
+                        {
+                            found.push(Item::Attr(b, i));
                         }
                     }
-                    Test::AnyAttr => found.extend(b.attributes().map(|a| Item::Attr(b, a.name()))),
+                    Test::AnyAttr => found.extend(
+                        (0..doc.element(b).map_or(0, |e| e.attrs.len())).map(|i| Item::Attr(b, i)),
+                    ),
                     Test::SelfNode => found.push(Item::Node(b)),
-                    Test::Parent => found.extend(b.parent().map(Item::Node)),
+                    Test::Parent => found.extend(doc.parent(b).map(Item::Node)),
                 }
             }
             for pred in &step.preds {
@@ -430,24 +446,13 @@ fn eval_path<'a, 'i>(
         }
         // The same node reached twice (`//a//b`) counts once.
         let mut seen = std::collections::HashSet::new();
-        next.retain(|it| {
-            seen.insert(match it {
-                Item::Node(n) => (n.id(), ""),
-                Item::Attr(n, a) => (n.id(), *a),
-            })
-        });
+        next.retain(|it| seen.insert(*it));
         items = next;
     }
     Ok(items)
 }
 
-fn eval<'a, 'i>(
-    e: &Expr,
-    at: Item<'a, 'i>,
-    pos: usize,
-    size: usize,
-    doc: &'a Document<'i>,
-) -> R<Val<'a, 'i>> {
+fn eval(e: &Expr, at: Item, pos: usize, size: usize, doc: &Doc) -> R<Val> {
     Ok(match e {
         Expr::Str(s) => Val::Str(s.clone()),
         Expr::Num(n) => Val::Num(*n),
@@ -463,7 +468,7 @@ fn eval<'a, 'i>(
             let numeric = matches!(x, Val::Num(_))
                 || matches!(y, Val::Num(_))
                 || !matches!(op.as_str(), "=" | "!=");
-            let (xs, ys) = (x.strings(), y.strings());
+            let (xs, ys) = (x.strings(doc), y.strings(doc));
             let any = xs.iter().any(|p| {
                 ys.iter().any(|q| {
                     if numeric {
@@ -489,7 +494,7 @@ fn eval<'a, 'i>(
             Val::Bool(any)
         }
         Expr::Call(f, args) => {
-            let arg = |i: usize| -> R<Val<'a, 'i>> {
+            let arg = |i: usize| -> R<Val> {
                 match args.get(i) {
                     Some(a) => eval(a, at, pos, size, doc),
                     None => Ok(Val::Items(vec![at])),
@@ -503,16 +508,16 @@ fn eval<'a, 'i>(
                     Val::Items(v) => Val::Num(v.len() as f64),
                     _ => return Err(Unsupported),
                 },
-                "contains" => Val::Bool(arg(0)?.string().contains(&arg(1)?.string())),
-                "starts-with" => Val::Bool(arg(0)?.string().starts_with(&arg(1)?.string())),
+                "contains" => Val::Bool(arg(0)?.string(doc).contains(&arg(1)?.string(doc))),
+                "starts-with" => Val::Bool(arg(0)?.string(doc).starts_with(&arg(1)?.string(doc))),
                 "normalize-space" => Val::Str(
                     arg(0)?
-                        .string()
+                        .string(doc)
                         .split_whitespace()
                         .collect::<Vec<_>>()
                         .join(" "),
                 ),
-                "string" => Val::Str(arg(0)?.string()),
+                "string" => Val::Str(arg(0)?.string(doc)),
                 _ => return Err(Unsupported),
             }
         }
@@ -527,8 +532,8 @@ mod tests {
 <ware id="b"><production method="omicron"/><production method="default"/></ware><n>5</n></wares>"#;
 
     fn n(sel: &str) -> R<usize> {
-        let doc = Document::parse(WARES).unwrap();
-        count(&doc, sel)
+        let doc = roxmltree::Document::parse(WARES).unwrap();
+        count(&Doc::from_roxml(&doc), sel)
     }
 
     #[test]

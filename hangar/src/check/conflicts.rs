@@ -1,0 +1,375 @@
+//! What several X4 extensions both define: a component, macro or ware two of them declare (in
+//! `index/components.xml`, `index/macros.xml`, `libraries/wares.xml`, whole or as `<diff>`
+//! additions), a file two of them both provide that the game does not merge (an XML file that
+//! is not a `<diff>` patch, `content.xml`, `index/` or `t/`), a `t` page id two of them fill with
+//! different texts, and with the game, a node of a game file that two patches both change. The
+//! extension loaded last wins, silently: this is where a player learns which.
+
+use super::xml;
+use crate::error::Result;
+use crate::vfs::GameView;
+use crate::xmlpatch::{self, Doc, Id, Op, Patch};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One thing two or more extensions both define.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Conflict {
+    /// `component`, `macro`, `ware`, `file`, `text` or `patch`.
+    pub kind: String,
+    /// The id (lower case), or the file's path in the game's layout (lower case, `/`); for a
+    /// text `{page,id}` of a language file, for a patch the game file and the node.
+    pub name: String,
+    /// The extensions' folders, in load order.
+    pub mods: Vec<String>,
+    /// Where each one defines it (`folder/path`), in the same order.
+    pub files: Vec<String>,
+    pub message: String,
+}
+
+/// An extension read for its definitions.
+struct Ext {
+    folder: String,
+    id: String,
+    deps: Vec<String>,
+    view: GameView,
+    /// `kind:name` -> the file that defines it.
+    defs: BTreeMap<(String, String), String>,
+    /// (language file, page, id) -> (text, file).
+    texts: BTreeMap<(String, String, String), (String, String)>,
+    /// Game paths of its `<diff>` patches -> the file.
+    patches: BTreeMap<String, String>,
+}
+
+/// The conflicts among the extensions in `dirs` (with `game`, also between their patches of
+/// the game's files). With no `dirs`, every extension installed in `game`.
+pub fn find(dirs: &[PathBuf], game: Option<&Path>) -> Result<Vec<Conflict>> {
+    let mut dirs = dirs.to_vec();
+    if dirs.is_empty() {
+        if let Some(g) = game {
+            dirs = installed(g);
+        }
+    }
+    let mut exts = Vec::new();
+    for d in &dirs {
+        exts.push(read_ext(d)?);
+    }
+    let exts = load_order(exts);
+    let mut out = Vec::new();
+    // Definitions and whole files.
+    let mut by_def: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, e) in exts.iter().enumerate() {
+        for k in e.defs.keys() {
+            by_def.entry(k.clone()).or_default().push(i);
+        }
+    }
+    for ((kind, name), who) in by_def {
+        if who.len() < 2 {
+            continue;
+        }
+        let files = who
+            .iter()
+            .filter_map(|&i| exts.get(i))
+            .map(|e| {
+                let f = e.defs.get(&(kind.clone(), name.clone())).cloned();
+                format!("{}/{}", e.folder, f.unwrap_or_default())
+            })
+            .collect();
+        out.push(conflict(&exts, &kind, name, &who, files));
+    }
+    // Texts: the same page and id with different texts.
+    let mut by_text: BTreeMap<&(String, String, String), Vec<usize>> = BTreeMap::new();
+    for (i, e) in exts.iter().enumerate() {
+        for k in e.texts.keys() {
+            by_text.entry(k).or_default().push(i);
+        }
+    }
+    for (k, who) in by_text {
+        let texts: Vec<&(String, String)> = who
+            .iter()
+            .filter_map(|&i| exts.get(i).and_then(|e| e.texts.get(k)))
+            .collect();
+        if who.len() < 2 || texts.iter().all(|t| t.0 == texts[0].0) {
+            continue;
+        }
+        let files = who
+            .iter()
+            .zip(&texts)
+            .filter_map(|(&i, t)| exts.get(i).map(|e| format!("{}/{}", e.folder, t.1)))
+            .collect();
+        let name = format!("{} {{{},{}}}", k.0, k.1, k.2);
+        out.push(conflict(&exts, "text", name, &who, files));
+    }
+    if let Some(g) = game {
+        let view = GameView::open(g)?;
+        out.extend(patch_conflicts(&exts, &view));
+    }
+    Ok(out)
+}
+
+fn conflict(exts: &[Ext], kind: &str, name: String, who: &[usize], files: Vec<String>) -> Conflict {
+    let mods: Vec<String> = who
+        .iter()
+        .filter_map(|&i| exts.get(i).map(|e| e.folder.clone()))
+        .collect();
+    let last = mods.last().cloned().unwrap_or_default();
+    let what = match kind {
+        "file" => "provide".to_string(),
+        "text" => "fill with different texts".to_string(),
+        "patch" => "both patch".to_string(),
+        k => format!("define the {k}"),
+    };
+    let message = if kind == "patch" {
+        format!(
+            "{} change the same node of the game's file: {last}'s change is applied last",
+            mods.join(" and ")
+        )
+    } else {
+        format!(
+            "{} {what} {name}: the game uses {last}'s (loaded last)",
+            mods.join(" and ")
+        )
+    };
+    Conflict {
+        kind: kind.into(),
+        name,
+        mods,
+        files,
+        message,
+    }
+}
+
+/// The extension folders of a game (`GAME/extensions/*` with a `content.xml`).
+fn installed(game: &Path) -> Vec<PathBuf> {
+    let Some(ext) = crate::assemble::read::find_in(game, "extensions") else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = std::fs::read_dir(ext)
+        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    out.retain(|d| crate::assemble::read::find_in(d, "content.xml").is_some());
+    out.sort();
+    out
+}
+
+/// The extensions in the order the game loads them: an extension after those it depends on,
+/// otherwise by folder name.
+fn load_order(mut exts: Vec<Ext>) -> Vec<Ext> {
+    exts.sort_by_key(|e| e.folder.to_ascii_lowercase());
+    let mut out: Vec<Ext> = Vec::new();
+    while !exts.is_empty() {
+        let ready = exts
+            .iter()
+            .position(|e| {
+                e.deps
+                    .iter()
+                    .all(|d| !exts.iter().any(|o| o.id.eq_ignore_ascii_case(d)))
+            })
+            .unwrap_or(0);
+        out.push(exts.remove(ready));
+    }
+    out
+}
+
+/// The folder's name as given (a symbolic link keeps its own name).
+fn folder_name(dir: &Path) -> String {
+    dir.components()
+        .next_back()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn read_ext(dir: &Path) -> Result<Ext> {
+    let view = GameView::folder(dir)?;
+    let folder = folder_name(dir);
+    let mut e = Ext {
+        id: folder.clone(),
+        folder,
+        deps: Vec::new(),
+        view,
+        defs: BTreeMap::new(),
+        texts: BTreeMap::new(),
+        patches: BTreeMap::new(),
+    };
+    // Loose files only: a catalog's are the mod's own business until the game mounts it, and
+    // its index and libraries are read the same way through it.
+    let entries = e.view.entries("", None).unwrap_or_default();
+    for f in entries {
+        let norm = f.norm;
+        if !norm.ends_with(".xml") {
+            continue;
+        }
+        let Some(Ok(bytes)) = e.view.get(&norm) else {
+            continue;
+        };
+        let Ok(text) = xml::text(&bytes) else {
+            continue;
+        };
+        let Ok(doc) = xml::parse(&text) else { continue };
+        let root = doc.root_element();
+        let shown = f.shown;
+        if norm == "content.xml" {
+            if let Some(id) = root.attribute("id") {
+                e.id = id.to_string();
+            }
+            e.deps = root
+                .children()
+                .filter(|c| c.has_tag_name("dependency"))
+                .filter_map(|c| c.attribute("id").map(str::to_string))
+                .collect();
+            continue;
+        }
+        let kind = match norm.as_str() {
+            "index/components.xml" => Some(("component", "entry", "name")),
+            "index/macros.xml" => Some(("macro", "entry", "name")),
+            "libraries/wares.xml" => Some(("ware", "ware", "id")),
+            _ => None,
+        };
+        if let Some((kind, tag, attr)) = kind {
+            for n in root.descendants().filter(|n| n.has_tag_name(tag)) {
+                if let Some(v) = n.attribute(attr) {
+                    e.defs
+                        .entry((kind.into(), v.to_ascii_lowercase()))
+                        .or_insert_with(|| shown.clone());
+                }
+            }
+        }
+        if norm.starts_with("t/") {
+            for page in root.descendants().filter(|n| n.has_tag_name("page")) {
+                let Some(p) = page.attribute("id") else {
+                    continue;
+                };
+                for t in page.children().filter(|n| n.has_tag_name("t")) {
+                    let Some(id) = t.attribute("id") else {
+                        continue;
+                    };
+                    let text: String = t.descendants().filter_map(|d| d.text()).collect();
+                    let name = norm.rsplit('/').next().unwrap_or_default().to_string();
+                    e.texts
+                        .entry((name, p.to_string(), id.to_string()))
+                        .or_insert((text, shown.clone()));
+                }
+            }
+            continue;
+        }
+        if root.has_tag_name("diff") {
+            e.patches.insert(norm, shown);
+            continue;
+        }
+        if !norm.starts_with("index/") {
+            e.defs.insert(("file".into(), norm), shown);
+        }
+    }
+    Ok(e)
+}
+
+/// The nodes of the game's files that two extensions' patches both replace or remove (the same
+/// node, or one inside the other).
+fn patch_conflicts(exts: &[Ext], game: &GameView) -> Vec<Conflict> {
+    let mut by_path: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, e) in exts.iter().enumerate() {
+        for p in e.patches.keys() {
+            by_path.entry(p).or_default().push(i);
+        }
+    }
+    let mut out = Vec::new();
+    for (path, who) in by_path {
+        if who.len() < 2 {
+            continue;
+        }
+        let Some(Ok(bytes)) = game.get(path) else {
+            continue;
+        };
+        let Ok(base) = xmlpatch::read(&bytes) else {
+            continue;
+        };
+        // Each extension's patch applied alone to the game's file: the nodes of that file it
+        // replaces or removes.
+        let mut touched: Vec<(usize, Vec<Id>)> = Vec::new();
+        for &i in &who {
+            let Some(e) = exts.get(i) else { continue };
+            let Some(Ok(pb)) = e.view.get(path) else {
+                continue;
+            };
+            let Ok(patch) = xmlpatch::read(&pb).and_then(Patch::from_doc) else {
+                continue;
+            };
+            touched.push((i, changed_nodes(&base, &patch)));
+        }
+        let mut reported: Vec<Id> = Vec::new();
+        for (a, (ia, na)) in touched.iter().enumerate() {
+            for (ib, nb) in touched.iter().skip(a + 1) {
+                for &x in na {
+                    let Some(&y) = nb
+                        .iter()
+                        .find(|&&y| y == x || inside(&base, x, y) || inside(&base, y, x))
+                    else {
+                        continue;
+                    };
+                    let node = if inside(&base, y, x) { x } else { y };
+                    if reported.contains(&node) {
+                        continue;
+                    }
+                    reported.push(node);
+                    let (Some(ea), Some(eb)) = (exts.get(*ia), exts.get(*ib)) else {
+                        continue;
+                    };
+                    let name = format!("{path} {}", xmlpatch::sel_of(&base, node));
+                    let files = vec![
+                        format!(
+                            "{}/{}",
+                            ea.folder,
+                            ea.patches.get(path).cloned().unwrap_or_default()
+                        ),
+                        format!(
+                            "{}/{}",
+                            eb.folder,
+                            eb.patches.get(path).cloned().unwrap_or_default()
+                        ),
+                    ];
+                    out.push(conflict(exts, "patch", name, &[*ia, *ib], files));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// True when `inner` lies below `outer`.
+fn inside(doc: &Doc, inner: Id, outer: Id) -> bool {
+    let mut at = doc.parent(inner);
+    while let Some(p) = at {
+        if p == outer {
+            return true;
+        }
+        at = doc.parent(p);
+    }
+    false
+}
+
+/// The elements of `base` that `patch`'s replace and remove operations change (an attribute's
+/// change counts as its element's), applied in order to a copy.
+fn changed_nodes(base: &Doc, patch: &Patch) -> Vec<Id> {
+    let mut doc = base.clone();
+    let mut out = Vec::new();
+    for op in &patch.ops {
+        if !matches!(op, Op::Add { .. }) {
+            if let Ok(item) = xmlpatch::select_one(&doc, op.sel()) {
+                let id = match item {
+                    xmlpatch::xpath::Item::Node(n) => n,
+                    xmlpatch::xpath::Item::Attr(n, _) => n,
+                };
+                // Only nodes of the game's file (an earlier operation's additions are the
+                // extension's own).
+                if id < base.nodes.len() && base.is_element(id) {
+                    out.push(id);
+                } else if let Some(p) = doc.parent(id).filter(|&p| p < base.nodes.len()) {
+                    out.push(p);
+                }
+            }
+        }
+        let _ = xmlpatch::apply_one(&mut doc, &patch.store, op);
+    }
+    out
+}

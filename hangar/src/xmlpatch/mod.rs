@@ -1,0 +1,290 @@
+//! X4 `<diff>` patches: the game's way for an extension to change a file of the game or of
+//! another extension (`<add>`, `<replace>`, `<remove>`, each with an XPath `sel`). One model of
+//! the operations ([`Op`]) serves the diff writer ([`diff`]), the applier ([`apply`]), the mod
+//! check's `sel` test and the conflict finder.
+
+mod apply;
+mod diff;
+pub mod tree;
+pub mod xpath;
+
+pub use apply::{apply, apply_one, select_one, Failure};
+pub use diff::{diff, sel_of};
+pub use tree::{Doc, Id};
+
+use crate::error::{Error, ErrorKind, Result};
+use tree::Kind;
+
+/// Where `<add>` puts its elements, relative to the one node its `sel` selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pos {
+    /// Last children of it (the default).
+    Append,
+    /// First children of it.
+    Prepend,
+    /// Siblings just before it.
+    Before,
+    /// Siblings just after it.
+    After,
+}
+
+impl Pos {
+    fn name(self) -> Option<&'static str> {
+        match self {
+            Pos::Append => None,
+            Pos::Prepend => Some("prepend"),
+            Pos::Before => Some("before"),
+            Pos::After => Some("after"),
+        }
+    }
+}
+
+/// One operation of a patch. The elements an operation carries are nodes of the patch's own
+/// document ([`Patch::store`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// `<add sel pos>elements</add>`, or with `type="@name"` an attribute `name` set to `value`.
+    Add {
+        sel: String,
+        pos: Pos,
+        attr: Option<String>,
+        value: String,
+        nodes: Vec<Id>,
+    },
+    /// `<replace sel>`: an attribute's or a text's new `value` (`sel` ends in `/@name` or
+    /// `text()`), or the one element that takes the selected element's place.
+    Replace {
+        sel: String,
+        value: String,
+        nodes: Vec<Id>,
+    },
+    /// `<remove sel>`: an element, an attribute or a text.
+    Remove { sel: String },
+}
+
+impl Op {
+    pub fn sel(&self) -> &str {
+        match self {
+            Op::Add { sel, .. } | Op::Replace { sel, .. } | Op::Remove { sel } => sel,
+        }
+    }
+
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Op::Add { .. } => "add",
+            Op::Replace { .. } => "replace",
+            Op::Remove { .. } => "remove",
+        }
+    }
+}
+
+/// A `<diff>` patch: its operations in order, and the document holding the elements they carry.
+#[derive(Debug, Clone)]
+pub struct Patch {
+    pub store: Doc,
+    pub ops: Vec<Op>,
+    /// Operations marked `silent` (the game logs nothing when they fail), by index.
+    pub silent: Vec<bool>,
+    /// Namespaces declared on `<diff>`.
+    pub ns: Vec<(String, String)>,
+}
+
+impl Patch {
+    pub fn new() -> Patch {
+        Patch {
+            store: Doc {
+                nodes: vec![tree::Node {
+                    kind: Kind::Document,
+                    parent: None,
+                    children: Vec::new(),
+                }],
+            },
+            ops: Vec::new(),
+            silent: Vec::new(),
+            ns: Vec::new(),
+        }
+    }
+
+    /// The patch a document holds; an error when its root is not `<diff>`.
+    pub fn from_doc(doc: Doc) -> Result<Patch> {
+        let root = doc.root().ok_or_else(|| bad("the patch has no element"))?;
+        let e = doc
+            .element(root)
+            .ok_or_else(|| bad("the patch has no element"))?;
+        if e.name != "diff" {
+            return Err(bad(format!("the patch's root is <{}>, not <diff>", e.name)));
+        }
+        let ns = e.ns.clone();
+        let mut ops = Vec::new();
+        let mut silent = Vec::new();
+        for (i, id) in doc.elements(root).enumerate() {
+            let Some(e) = doc.element(id) else { continue };
+            let sel = e
+                .attr("sel")
+                .ok_or_else(|| bad(format!("operation {} <{}> has no sel", i + 1, e.name)))?
+                .to_string();
+            let nodes: Vec<Id> = doc.elements(id).collect();
+            let value = doc.own_text(id);
+            let op = match e.name.as_str() {
+                "add" => Op::Add {
+                    sel,
+                    pos: match e.attr("pos") {
+                        None | Some("append") => Pos::Append,
+                        Some("prepend") => Pos::Prepend,
+                        Some("before") => Pos::Before,
+                        Some("after") => Pos::After,
+                        Some(p) => {
+                            return Err(bad(format!(
+                            "operation {} <add> has pos=\"{p}\" (append, prepend, before or after)",
+                            i + 1
+                        )))
+                        }
+                    },
+                    attr: e
+                        .attr("type")
+                        .and_then(|t| t.strip_prefix('@'))
+                        .map(str::to_string),
+                    value,
+                    nodes,
+                },
+                "replace" => Op::Replace { sel, value, nodes },
+                "remove" => Op::Remove { sel },
+                other => {
+                    return Err(bad(format!(
+                        "operation {} is <{other}> (add, replace or remove)",
+                        i + 1
+                    )))
+                }
+            };
+            silent.push(e.attr("silent").is_some_and(|v| v != "false" && v != "0"));
+            ops.push(op);
+        }
+        Ok(Patch {
+            store: doc,
+            ops,
+            silent,
+            ns,
+        })
+    }
+
+    /// The patch as XML text, one operation a line.
+    pub fn to_xml(&self) -> String {
+        let mut s = String::from("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<diff");
+        for (p, uri) in &self.ns {
+            let name = if p.is_empty() {
+                "xmlns".to_string()
+            } else {
+                format!("xmlns:{p}")
+            };
+            tree::push_attr(&mut s, &name, uri);
+        }
+        s.push_str(">\n");
+        for op in &self.ops {
+            s.push_str("  <");
+            s.push_str(op.tag());
+            tree::push_attr(&mut s, "sel", op.sel());
+            let (value, nodes) = match op {
+                Op::Add {
+                    pos,
+                    attr,
+                    value,
+                    nodes,
+                    ..
+                } => {
+                    if let Some(a) = attr {
+                        tree::push_attr(&mut s, "type", &format!("@{a}"));
+                    } else if let Some(p) = pos.name() {
+                        tree::push_attr(&mut s, "pos", p);
+                    }
+                    (value.as_str(), nodes.as_slice())
+                }
+                Op::Replace { value, nodes, .. } => (value.as_str(), nodes.as_slice()),
+                Op::Remove { .. } => ("", &[][..]),
+            };
+            if !nodes.is_empty() {
+                s.push('>');
+                for &n in nodes {
+                    s.push_str("\n    ");
+                    self.store.write(n, &mut s);
+                }
+                s.push_str("\n  </");
+                s.push_str(op.tag());
+                s.push_str(">\n");
+            } else if value.is_empty() {
+                s.push_str("/>\n");
+            } else {
+                s.push('>');
+                s.push_str(&tree::text_escaped(value));
+                s.push_str("</");
+                s.push_str(op.tag());
+                s.push_str(">\n");
+            }
+        }
+        s.push_str("</diff>\n");
+        s
+    }
+}
+
+impl Default for Patch {
+    fn default() -> Self {
+        Patch::new()
+    }
+}
+
+fn bad(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Invalid, None, "diff", message)
+}
+
+/// An XML file's bytes read into a [`Doc`] (with the mod check's limits on size and depth).
+pub fn read(bytes: &[u8]) -> Result<Doc> {
+    let refused = |r: crate::check::xml::Refused| {
+        let at = r.line.map(|l| format!("line {l}: ")).unwrap_or_default();
+        Error::new(ErrorKind::Invalid, None, "", format!("{at}{}", r.message))
+    };
+    let text = crate::check::xml::text(bytes).map_err(refused)?;
+    let doc = crate::check::xml::parse(&text).map_err(refused)?;
+    Ok(Doc::from_roxml(&doc))
+}
+
+/// `hangar diff`: the patch that turns the XML `base` into `edited`, as XML text.
+pub fn diff_xml(base: &[u8], edited: &[u8]) -> Result<String> {
+    let b = read(base).map_err(|e| in_what(e, "base"))?;
+    let e = read(edited).map_err(|e| in_what(e, "edited"))?;
+    Ok(diff(&b, &e)?.to_xml())
+}
+
+/// What `hangar patch` made: the patched document's XML text, and the operations that failed.
+#[derive(Debug)]
+pub struct Patched {
+    pub xml: String,
+    pub ops: usize,
+    pub failures: Vec<Failure>,
+}
+
+/// `hangar patch`: the XML `base` with the `<diff>` patch `patch` applied as the game applies
+/// it (a failing operation is skipped and reported, the others applied).
+pub fn patch_xml(base: &[u8], patch: &[u8]) -> Result<Patched> {
+    let mut doc = read(base).map_err(|e| in_what(e, "base"))?;
+    let p = Patch::from_doc(read(patch).map_err(|e| in_what(e, "patch"))?)?;
+    let failures = apply(&mut doc, &p);
+    Ok(Patched {
+        xml: doc.to_xml(),
+        ops: p.ops.len(),
+        failures,
+    })
+}
+
+fn in_what(mut e: Error, what: &str) -> Error {
+    e.message = format!("the {what} file: {}", e.message);
+    e
+}
+
+/// Writes an XML output whole or not at all; a device (`/dev/stdout`, `/dev/null`) is written
+/// straight, never replaced.
+pub fn write_xml(path: &std::path::Path, text: &str) -> Result<()> {
+    let device = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if device {
+        return std::fs::write(path, text).map_err(|e| Error::io(path, e));
+    }
+    crate::io::write_output(path, text.as_bytes())
+}
