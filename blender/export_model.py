@@ -170,17 +170,36 @@ def patched_original(hangar, coll, output):
     return sc, changed
 
 
-def export_file(context, path):
+def into_mod(path):
+    """True when `path` lies in an X4 extension (a folder with a content.xml above it)."""
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        if os.path.isdir(d) and any(f.lower() == "content.xml" for f in os.listdir(d)):
+            return True
+        up = os.path.dirname(d)
+        if up == d:
+            return False
+        d = up
+
+
+def as_patch(coll, path, wanted):
+    """Whether a component's .xml is written as a <diff> patch: asked for, the component came from
+    the game's catalogs (`GAME::path`), and the file goes into an extension."""
+    return bool(wanted) and "::" in coll[SOURCE] and into_mod(path)
+
+
+def export_file(context, path, patch=False):
     """The active imported model written as `path`, and the images painted in Blender written back
-    beside it as the game reads them. Returns the warnings and what was written."""
+    beside it as the game reads them; with `patch`, a component from the game exported into a mod
+    is written as a <diff> patch of its XML. Returns the warnings and what was written."""
     hangar = hangar_lib()
-    warnings = export_model(hangar, context, path)
+    warnings = export_model(hangar, context, path, patch)
     coll = source_collection(context)
     used = {m for o in all_objects(coll) if o.type == "MESH" for m in o.data.materials if m is not None}
     return list(warnings) + materials_.write_textures(hangar, coll[SOURCE], path, sorted(used, key=lambda m: m.name))
 
 
-def export_model(hangar, context, path):
+def export_model(hangar, context, path, patch=False):
     coll = source_collection(context)
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if coll is None:
@@ -190,7 +209,7 @@ def export_model(hangar, context, path):
         if coll.get(KIND) != "component":
             raise hangar.Error(f"{coll.name} is not a component: export it as .{coll.get(KIND)}")
         sc, _ = scene_from_collection(hangar, coll, path)
-        return hangar.write(sc, path, original=src)
+        return hangar.write(sc, path, original=src, patch=as_patch(coll, path, patch))
     sc, changed = patched_original(hangar, coll, path)
     if not changed:
         # Nothing edited: the library converts the original (byte for byte into its own format).

@@ -5,7 +5,7 @@ import os
 import time
 
 import bpy
-from bpy.props import CollectionProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from . import materials as materials_
@@ -99,6 +99,13 @@ class EXPORT_SCENE_OT_hangar(bpy.types.Operator, ExportHelper):
     filename_ext = ".xml"
     check_extension = None  # the type comes from the name given
     filter_glob: StringProperty(default="*" + ";*".join(EXTS.split(";")), options={"HIDDEN"})
+    as_patch: BoolProperty(
+        name="Write changes as a patch",
+        description="A component read from the game's catalogs and exported into an extension (a folder "
+        "with content.xml) is written as an X4 <diff> patch of the game's XML, so the game's own "
+        "updates and other mods still apply; its meshes and .ani are written as files",
+        default=True,
+    )
 
     def invoke(self, context, event):
         coll = source_collection(context)
@@ -110,7 +117,7 @@ class EXPORT_SCENE_OT_hangar(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         try:
-            warnings = export_file(context, self.filepath)
+            warnings = export_file(context, self.filepath, self.as_patch)
         except Exception as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

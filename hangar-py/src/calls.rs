@@ -100,8 +100,13 @@ pub fn convert(
 
 /// Writes `scene` as `output` (and, for a component, its data folder and .ani; `original` is the
 /// file the scene was read from); returns the warnings.
-pub fn write(scene: &Scene, output: &Path, original: Option<&Path>) -> Result<Vec<Warning>> {
-    Ok(hangar::write_scene_to(scene, output, original)?.warnings)
+pub fn write(
+    scene: &Scene,
+    output: &Path,
+    original: Option<&Path>,
+    patch: bool,
+) -> Result<Vec<Warning>> {
+    Ok(hangar::write_scene_to_with(scene, output, original, patch)?.warnings)
 }
 
 /// Each mesh's edges (for an editor that stores them), the meshes side by side.

@@ -118,18 +118,20 @@ fn open(
 }
 
 /// Writes a scene dict (as [`open`] gives) as `output`; `original` is the file it was read from
-/// (a component's other data files are carried from there). Returns the warnings as JSON text.
+/// (a component's other data files are carried from there). With `patch`, a component `.xml` is
+/// written as an X4 `<diff>` patch against `original`. Returns the warnings as JSON text.
 #[pyfunction]
-#[pyo3(signature = (scene, output, original=None))]
+#[pyo3(signature = (scene, output, original=None, patch=false))]
 fn write(
     py: Python<'_>,
     scene: &Bound<'_, PyDict>,
     output: PathBuf,
     original: Option<PathBuf>,
+    patch: bool,
 ) -> PyResult<String> {
     let scene = scene_from_py(scene)?;
     let warnings = py
-        .detach(|| calls::write(&scene, &output, original.as_deref()))
+        .detach(|| calls::write(&scene, &output, original.as_deref(), patch))
         .map_err(err)?;
     json_text(&warnings)
 }

@@ -542,13 +542,7 @@ impl Opened {
         };
         w.warnings.splice(0..0, warnings);
         if let (true, Some(original)) = (options.write.patch, options.original.as_deref()) {
-            // The XML is last: the full write's, turned into a patch against the original's.
-            if let Some((_, xml)) = w.files.last_mut() {
-                let base = crate::io::read_input(original)?;
-                *xml = crate::xmlpatch::diff_xml(&base, xml)
-                    .map_err(|e| e.in_file(original))?
-                    .into_bytes();
-            }
+            crate::xmlpatch::into_patch(&mut w.files, original)?;
         }
         if let Some((files, more)) = back {
             let dir = output.parent().unwrap_or(Path::new(""));

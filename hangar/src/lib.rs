@@ -58,7 +58,7 @@ pub use formats::rgba::Image;
 pub use gltf::export::Options as GltfOptions;
 pub use io::keep_freed_memory;
 pub use material::{images as material_images, Recipe, Slot};
-pub use original::write_scene_to;
+pub use original::{write_scene_to, write_scene_to_with};
 pub use textures::{
     write_back as write_textures, x4_material_name, Edit as TextureEdit, Mode as TextureMode,
     Options as TextureOptions, WroteTexture,

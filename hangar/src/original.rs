@@ -170,7 +170,29 @@ pub fn write_scene_to(
     output: &Path,
     original: Option<&Path>,
 ) -> Result<crate::any::Wrote> {
-    let files = from_scene(scene, output, original)?;
+    write_scene_to_with(scene, output, original, false)
+}
+
+/// [`write_scene_to`], and with `patch` a component `.xml` written as an X4 `<diff>` patch
+/// against `original` (the game's XML; its XMFs and `.ani` are written as files).
+pub fn write_scene_to_with(
+    scene: &Scene,
+    output: &Path,
+    original: Option<&Path>,
+    patch: bool,
+) -> Result<crate::any::Wrote> {
+    let mut files = from_scene(scene, output, original)?;
+    match original {
+        Some(o) if patch && crate::io::has_ext(output, "xml") => {
+            crate::xmlpatch::into_patch(&mut files.files, o)?
+        }
+        _ if patch => {
+            return Err(crate::error::Error::unsupported(
+                "a patch is written for a component .xml with its original (the game's XML)",
+            ))
+        }
+        _ => {}
+    }
     files.write()?;
     Ok(crate::any::Wrote {
         bytes: files.files.iter().map(|(_, b)| b.len()).sum(),

@@ -303,15 +303,17 @@ def digest(*arrays) -> str:
     return _native.digest([np.ascontiguousarray(a).ravel().view(np.uint8) for a in arrays])
 
 
-def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike[str] | None = None) -> list[str]:
+def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike[str] | None = None,
+          patch: bool = False) -> list[str]:
     """Writes ``scene`` as ``output``; the extension picks the type (.xml a component with its data
     folder and .ani, .glb, .gltf, .xmf, .m3, .m3a, .xac, .xsm, .xpm). ``original``: the file the scene
     was read from: a component's data files the scene leaves out are carried from there byte for
     byte; an M3, XAC or XMF written in its own format is its very bytes while the scene still shows
-    what it shows, and an actor rebuilt keeps its LODs. All files are written or none. Returns the
-    warnings as text."""
+    what it shows, and an actor rebuilt keeps its LODs. ``patch``: a component .xml is written as an
+    X4 ``<diff>`` patch against ``original`` (for a mod; its XMFs and .ani as files). All files are
+    written or none. Returns the warnings as text."""
     orig = fspath(original) if original is not None else None
-    w = json.loads(_native.write(scene._to_native(), fspath(output), orig))
+    w = json.loads(_native.write(scene._to_native(), fspath(output), orig, patch))
     return [_warning_text(x) for x in w]
 
 

@@ -340,25 +340,39 @@ fn literal(value: &str) -> Option<String> {
 /// Attributes a `sel` prefers to name an element by.
 const KEYS: [&str; 2] = ["id", "name"];
 
-/// The `[@id='x']` or `[@name='x']` predicate that names `id` alone in the whole document.
-fn unique_in_doc(doc: &Doc, id: Id) -> Option<String> {
-    let e = doc.element(id)?;
-    for k in KEYS {
-        let Some(v) = e.attr(k) else { continue };
-        let Some(lit) = literal(v) else { continue };
-        let same = doc
-            .descendants(super::tree::DOCUMENT)
-            .into_iter()
-            .filter(|&d| {
-                doc.element(d)
-                    .is_some_and(|x| x.name == e.name && x.attr(k) == Some(v))
-            })
-            .count();
-        if same == 1 {
-            return Some(format!("[@{k}={lit}]"));
+/// For each of `chain`'s elements, the `[@id='x']` or `[@name='x']` predicate that names it alone
+/// in the whole document, if any (one walk of the document for the whole chain).
+fn unique_in_doc(doc: &Doc, chain: &[Id]) -> Vec<Option<String>> {
+    // (element, key, value) of each candidate, and how many elements the document has like it.
+    let mut cands: Vec<(usize, &str, &str, &str, usize)> = Vec::new();
+    for (i, &id) in chain.iter().enumerate() {
+        let Some(e) = doc.element(id) else { continue };
+        for k in KEYS {
+            if let Some(v) = e.attr(k) {
+                cands.push((i, e.name.as_str(), k, v, 0));
+            }
         }
     }
-    None
+    if !cands.is_empty() {
+        for d in doc.descendants(super::tree::DOCUMENT) {
+            let Some(x) = doc.element(d) else { continue };
+            for c in cands.iter_mut() {
+                if x.name == c.1 && x.attr(c.2) == Some(c.3) {
+                    c.4 += 1;
+                }
+            }
+        }
+    }
+    let mut out = vec![None; chain.len()];
+    for (i, _, k, v, n) in cands {
+        if n != 1 {
+            continue;
+        }
+        if let (Some(slot @ None), Some(lit)) = (out.get_mut(i), literal(v)) {
+            *slot = Some(format!("[@{k}={lit}]"));
+        }
+    }
+    out
 }
 
 /// The step that names `id` among its parent's children: its name, with a predicate when other
@@ -408,13 +422,12 @@ pub fn sel_of(doc: &Doc, id: Id) -> String {
         at = doc.parent(a);
     }
     // chain: id, its parent, ..., the root element.
-    let mut start = None;
-    for (i, &a) in chain.iter().enumerate() {
-        if let Some(p) = unique_in_doc(doc, a) {
-            start = Some((i, format!("//{}{p}", name(doc, a))));
-            break;
-        }
-    }
+    let unique = unique_in_doc(doc, &chain);
+    let start = chain
+        .iter()
+        .zip(unique)
+        .enumerate()
+        .find_map(|(i, (&a, p))| p.map(|p| (i, format!("//{}{p}", name(doc, a)))));
     let (from, mut s) = match start {
         Some((i, s)) => (i, s),
         None => (chain.len(), String::new()),

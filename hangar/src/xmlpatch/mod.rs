@@ -235,15 +235,77 @@ fn bad(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Invalid, None, "diff", message)
 }
 
-/// An XML file's bytes read into a [`Doc`] (with the mod check's limits on size and depth).
+/// An XML file's bytes read into a [`Doc`] (with the mod check's limits on size and depth): UTF-8,
+/// UTF-16 with its byte-order mark, or a declared Latin-1 / Windows-1252; an internal DTD read.
 pub fn read(bytes: &[u8]) -> Result<Doc> {
-    let refused = |r: crate::check::xml::Refused| {
-        let at = r.line.map(|l| format!("line {l}: ")).unwrap_or_default();
-        Error::new(ErrorKind::Invalid, None, "", format!("{at}{}", r.message))
+    let refused = |line: Option<u32>, message: String| {
+        let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
+        Error::new(ErrorKind::Invalid, None, "", format!("{at}{message}"))
     };
-    let text = crate::check::xml::text(bytes).map_err(refused)?;
-    let doc = crate::check::xml::parse(&text).map_err(refused)?;
+    let text = decode(bytes).map_err(|r| refused(r.line, r.message))?;
+    if let Some(line) = crate::check::xml::too_deep(&text) {
+        return Err(refused(
+            Some(line),
+            format!(
+                "elements nested deeper than {} levels: refused",
+                crate::check::xml::MAX_DEPTH
+            ),
+        ));
+    }
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        nodes_limit: 8_000_000,
+    };
+    let doc = roxmltree::Document::parse_with_options(&text, options)
+        .map_err(|e| refused(Some(e.pos().row), format!("not well-formed XML: {e}")))?;
     Ok(Doc::from_roxml(&doc))
+}
+
+/// The text of an XML file as its bytes and declaration say.
+fn decode(bytes: &[u8]) -> std::result::Result<String, crate::check::xml::Refused> {
+    let utf16 = |le: bool, b: &[u8]| {
+        let units: Vec<u16> = b
+            .chunks_exact(2)
+            .map(|c| match c {
+                [x, y] if le => u16::from_le_bytes([*x, *y]),
+                [x, y] => u16::from_be_bytes([*x, *y]),
+                _ => 0,
+            })
+            .collect();
+        String::from_utf16_lossy(&units)
+    };
+    if bytes.len() > crate::check::xml::MAX_BYTES {
+        return crate::check::xml::text(bytes);
+    }
+    if let Some(b) = bytes.strip_prefix(b"\xff\xfe") {
+        return Ok(strip_declaration_encoding(utf16(true, b)));
+    }
+    if let Some(b) = bytes.strip_prefix(b"\xfe\xff") {
+        return Ok(strip_declaration_encoding(utf16(false, b)));
+    }
+    let head = String::from_utf8_lossy(bytes.get(..bytes.len().min(200)).unwrap_or_default())
+        .to_ascii_lowercase();
+    let declared = head
+        .split("?>")
+        .next()
+        .filter(|d| d.trim_start().starts_with("<?xml"))
+        .is_some_and(|d| {
+            ["iso-8859-1", "latin1", "latin-1", "windows-1252", "cp1252"]
+                .iter()
+                .any(|e| d.contains(e))
+        });
+    if declared && std::str::from_utf8(bytes).is_err() {
+        return Ok(bytes.iter().map(|&b| char::from(b)).collect());
+    }
+    crate::check::xml::text(bytes)
+}
+
+/// A UTF-16 file's text: its declaration's `encoding` no longer says what the text is in.
+fn strip_declaration_encoding(t: String) -> String {
+    match t.strip_prefix("<?xml").and_then(|r| r.split_once("?>")) {
+        Some((_, rest)) => format!("<?xml version=\"1.0\"?>{rest}"),
+        None => t,
+    }
 }
 
 /// `hangar diff`: the patch that turns the XML `base` into `edited`, as XML text.
@@ -287,4 +349,98 @@ pub fn write_xml(path: &std::path::Path, text: &str) -> Result<()> {
         return std::fs::write(path, text).map_err(|e| Error::io(path, e));
     }
     crate::io::write_output(path, text.as_bytes())
+}
+
+/// A component's files as written (the XML last) with the XML made a patch against the game's
+/// XML `original` (`convert --patch`, the Blender export's "write changes as a patch").
+pub fn into_patch(
+    files: &mut [(std::path::PathBuf, Vec<u8>)],
+    original: &std::path::Path,
+) -> Result<()> {
+    if let Some((_, xml)) = files.last_mut() {
+        // The original may be a file or `GAME::path` inside a game's catalogs.
+        let base = match original.to_str().and_then(crate::vfs::split_spec) {
+            Some((game, inside)) => crate::vfs::GameView::open(&game)?.read(inside)?,
+            None => crate::io::read_input(original)?,
+        };
+        *xml = diff_xml(&base, xml)
+            .map_err(|e| e.in_file(original))?
+            .into_bytes();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"<macros>
+  <macro name="ship_a" class="ship_s">
+    <properties><hull max="100"/><software><software ware="a"/><software ware="b"/></software></properties>
+  </macro>
+  <macro name="ship_b" class="ship_s"><properties><hull max="200"/></properties></macro>
+</macros>"#;
+
+    fn patch_of(edited: &str) -> String {
+        diff_xml(BASE.as_bytes(), edited.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn one_changed_attribute_is_one_readable_replace() {
+        let p = patch_of(&BASE.replace(r#"max="200""#, r#"max="250""#));
+        assert_eq!(
+            p,
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<diff>\n  \
+             <replace sel=\"//macro[@name='ship_b']/properties/hull/@max\">250</replace>\n</diff>\n"
+        );
+    }
+
+    #[test]
+    fn new_attributes_and_elements_are_adds_at_their_place() {
+        let edited = BASE
+            .replace(r#"<hull max="100"/>"#, r#"<hull max="100" min="1"/>"#)
+            .replace(
+                r#"<software ware="a"/>"#,
+                r#"<software ware="z"/><software ware="a"/>"#,
+            );
+        let p = patch_of(&edited);
+        assert!(p.contains(
+            "<add sel=\"//macro[@name='ship_a']/properties/hull\" type=\"@min\">1</add>"
+        ));
+        assert!(
+            p.contains("<add sel=\"//macro[@name='ship_a']/properties/software\" pos=\"prepend\">")
+        );
+        let done = patch_xml(BASE.as_bytes(), p.as_bytes()).unwrap();
+        assert!(done.failures.is_empty());
+        assert_eq!(done.ops, 2);
+    }
+
+    #[test]
+    fn a_removed_element_without_a_name_is_named_by_an_attribute() {
+        let p = patch_of(&BASE.replace(r#"<software ware="b"/>"#, ""));
+        assert!(p.contains(
+            "<remove sel=\"//macro[@name='ship_a']/properties/software/software[@ware='b']\"/>"
+        ));
+    }
+
+    #[test]
+    fn a_failing_operation_is_named_with_why() {
+        let patch = r#"<diff><replace sel="//macro/@class">x</replace>
+            <remove sel="//macro[@name='none']"/><add sel="/macros" pos="prepend"><macro name="c"/></add></diff>"#;
+        let done = patch_xml(BASE.as_bytes(), patch.as_bytes()).unwrap();
+        let why: Vec<String> = done.failures.iter().map(|f| f.to_string()).collect();
+        assert_eq!(
+            why,
+            [
+                "operation 1 <replace sel=\"//macro/@class\">: selects 2 nodes",
+                "operation 2 <remove sel=\"//macro[@name='none']\">: selects nothing"
+            ]
+        );
+        assert!(done.xml.contains("<macros><macro name=\"c\"/>"));
+    }
+
+    #[test]
+    fn a_different_root_is_refused() {
+        assert!(diff_xml(BASE.as_bytes(), b"<components/>").is_err());
+    }
 }
