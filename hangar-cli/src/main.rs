@@ -23,6 +23,7 @@ macro_rules! out {
 mod anark;
 mod args;
 mod cat;
+mod mpq;
 
 use args::{Cli, Command};
 

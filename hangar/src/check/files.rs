@@ -31,6 +31,8 @@ pub struct ModFile {
 pub struct ModFiles {
     /// The folder's name: the game reads the mod's own files as `extensions/<folder>/...`.
     pub folder: String,
+    /// True for a mod held in an MPQ archive, whose names the game finds in any letter case.
+    pub archive: bool,
     /// The loose files, then the `ext_` catalogs in the order the game stacks them.
     own: Vec<Piece>,
     subst: Vec<Piece>,
@@ -42,8 +44,23 @@ fn is_catalog_file(norm: &str) -> bool {
 }
 
 impl ModFiles {
-    /// The mod in the folder `dir`.
+    /// The mod in the folder `dir`, or in the MPQ archive `dir` (its files as one piece).
     pub fn open(dir: &Path) -> Result<ModFiles> {
+        if crate::formats::mpq::is_archive_file(dir) {
+            let folder = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Ok(ModFiles {
+                folder,
+                archive: true,
+                own: vec![Piece {
+                    catalog: None,
+                    view: GameView::archive(dir)?,
+                }],
+                subst: Vec::new(),
+            });
+        }
         let folder = dir
             .canonicalize()
             .ok()
@@ -51,6 +68,7 @@ impl ModFiles {
             .unwrap_or_default();
         let mut m = ModFiles {
             folder,
+            archive: false,
             own: vec![Piece {
                 catalog: None,
                 view: GameView::folder(dir)?,
@@ -90,6 +108,7 @@ impl ModFiles {
         view.push(Layer::Source(SourceLayer::loose(loose)));
         let mut m = ModFiles {
             folder: folder.to_string(),
+            archive: false,
             own: vec![Piece {
                 catalog: None,
                 view,
