@@ -94,9 +94,18 @@ impl ModFiles {
     pub fn from_sources(folder: &str, files: Vec<(String, SharedSource)>) -> Result<ModFiles> {
         let mut loose = Vec::new();
         let mut cats = Vec::new();
+        let mut archives = Vec::new();
         for (path, src) in &files {
             let norm = crate::vfs::normalize(path).unwrap_or_default();
-            if is_catalog_file(&norm) {
+            if crate::formats::mpq::has_archive_name(&norm)
+                && crate::vfs::is_archive_source(src.as_ref())
+            {
+                // A map or mod saved as one archive: its files are the mod's.
+                archives.push(Piece {
+                    catalog: None,
+                    view: GameView::archive_source(src.clone(), path)?,
+                });
+            } else if is_catalog_file(&norm) {
                 if catalog::is_data_catalog(&norm) {
                     cats.push((norm, path.clone(), src.clone()));
                 }
@@ -106,13 +115,16 @@ impl ModFiles {
         }
         let mut view = GameView::empty(folder);
         view.push(Layer::Source(SourceLayer::loose(loose)));
+        let archive = !archives.is_empty();
+        let mut own = vec![Piece {
+            catalog: None,
+            view,
+        }];
+        own.extend(archives);
         let mut m = ModFiles {
             folder: folder.to_string(),
-            archive: false,
-            own: vec![Piece {
-                catalog: None,
-                view,
-            }],
+            archive,
+            own,
             subst: Vec::new(),
         };
         cats.sort_by_key(|c| (rank(&c.0), c.0.clone()));
