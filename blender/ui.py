@@ -52,12 +52,14 @@ def run_import(op, context, model, motions):
 
 
 _models = {}  # game folder -> what hangar shows in it (its catalogs' indexes read once a session)
+# Files that hold a game's files: an X4 catalog, a StarCraft II map or mod saved as an MPQ archive.
+GAME_FILES = (".cat", ".sc2map", ".sc2mod", ".sc2components", ".mpq")
 
 
 def game_models(game):
     game = os.path.abspath(bpy.path.abspath(game)) if game else ""
     if game not in _models:
-        _models[game] = hangar_lib().models(game) if os.path.isdir(game) or game.lower().endswith(".cat") else []
+        _models[game] = hangar_lib().models(game) if os.path.isdir(game) or game.lower().endswith(GAME_FILES) else []
     return _models[game]
 
 
@@ -90,6 +92,17 @@ class IMPORT_SCENE_OT_hangar_game(bpy.types.Operator):
             self.report({"ERROR"}, "name the game folder and pick a model in it")
             return {"CANCELLED"}
         return run_import(self, context, f"{os.path.abspath(bpy.path.abspath(self.game))}::{self.path}", [])
+
+
+class IMPORT_SCENE_OT_hangar_archive(IMPORT_SCENE_OT_hangar_game):
+    """Import a model straight from a StarCraft II map or mod saved as one archive (.SC2Map, .SC2Mod)
+    with hangar (only the archive's tables are read, then the model and its textures)"""
+    bl_idname = "import_scene.hangar_archive"
+    bl_label = "Import game model from an archive (hangar)"
+    game: StringProperty(name="Archive", subtype="FILE_PATH",
+                         description="The .SC2Map or .SC2Mod file (an MPQ archive)")
+    path: StringProperty(name="Model", search=search_models,
+                         description="The model's path in the archive: type part of it to pick")
 
 
 class EXPORT_SCENE_OT_hangar(bpy.types.Operator, ExportHelper):
@@ -161,10 +174,12 @@ class VIEW3D_PT_hangar(bpy.types.Panel):
 def menu_import(self, context):
     self.layout.operator(IMPORT_SCENE_OT_hangar.bl_idname, text="Game model (hangar)")
     self.layout.operator(IMPORT_SCENE_OT_hangar_game.bl_idname, text="Game model from catalogs (hangar)")
+    self.layout.operator(IMPORT_SCENE_OT_hangar_archive.bl_idname, text="Game model from an archive (hangar)")
 
 
 def menu_export(self, context):
     self.layout.operator(EXPORT_SCENE_OT_hangar.bl_idname, text="Game model (hangar)")
 
 
-CLASSES = (IMPORT_SCENE_OT_hangar, IMPORT_SCENE_OT_hangar_game, EXPORT_SCENE_OT_hangar, VIEW3D_PT_hangar)
+CLASSES = (IMPORT_SCENE_OT_hangar, IMPORT_SCENE_OT_hangar_game, IMPORT_SCENE_OT_hangar_archive, EXPORT_SCENE_OT_hangar,
+           VIEW3D_PT_hangar)

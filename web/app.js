@@ -78,9 +78,13 @@ function fail(e) {
 const MOTIONS = ['xsm', 'xpm', 'm3a'];
 const ext = p => (p.match(/\.([^./]+)$/)?.[1] || '').toLowerCase();
 
+// A StarCraft II map or mod saved as one MPQ archive: opened as the folder it holds.
+const ARCHIVES = ['sc2map', 'sc2mod', 'sc2components'];
+
 // Opens a set of files ({path, file}); a folder when `folder` is its name.
 async function openFiles(list, folder) {
   if (!list.length) return;
+  if (!folder && list.length === 1 && ARCHIVES.includes(ext(list[0].path))) folder = list[0].path;
   performance.mark('hangar:open');
   setState('working');
   $('error').textContent = '';

@@ -117,13 +117,21 @@ def ani_onto_component():
     return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
 
 
+def picker(game, typed):
+    """In a fresh scene, what File > Import's model picker offers in `game` (a game folder, a .cat,
+    an archive) for `typed`."""
+    import types
+    fresh()
+    ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
+    return ext.ui.search_models(types.SimpleNamespace(game=game), bpy.context, typed)
+
+
 def from_catalogs():
     """A game folder with the dropship packed into its catalog (by the CLI, HANGAR_BIN): the picker
     offers it, File > Import > Game model from catalogs brings its 45 meshes, and File > Export
     writes the component back byte for byte."""
     import shutil
     import subprocess
-    import types
     cli = os.environ.get("HANGAR_BIN")
     if not cli:
         return "HANGAR_BIN (the hangar command line) is not set"
@@ -135,13 +143,35 @@ def from_catalogs():
     shutil.copytree(os.path.dirname(dropship), src_dir)
     subprocess.run([cli, "cat", "pack", os.path.join(out, "catsrc"), "-o", os.path.join(game, "01.cat")],
                    check=True, capture_output=True)
-    fresh()
-    ext = sys.modules[next(k for k in sys.modules if k.endswith(".hangar") and "user_default" in k)]
-    offered = ext.ui.search_models(types.SimpleNamespace(game=game), bpy.context, "DROPSHIP.x")
+    offered = picker(game, "DROPSHIP.x")
     want = "assets/units/size_m/arg_dropship.xml"
     if offered != [want]:
         return f"the picker offers {offered[:5]}"
     return arrived_whole(bpy.ops.import_scene.hangar_game(game=game, path=want), "fromcat")
+
+
+def from_archive():
+    """A StarCraft II map saved as one MPQ archive (a folder-form map packed by the CLI): the picker
+    offers its model, File > Import > Game model from an archive brings its meshes with the texture
+    the archive holds beside it."""
+    import subprocess
+    cli = os.environ.get("HANGAR_BIN")
+    if not cli:
+        return "HANGAR_BIN (the hangar command line) is not set"
+    archive = os.path.join(out, "thing.SC2Map")
+    subprocess.run([cli, "cat", "pack", os.path.join(corpus, "textures/vicboyv__thethingrevival.SC2Map"),
+                    "-o", archive], check=True, capture_output=True)
+    offered = picker(archive, "flamethrower")
+    want = "flamethrowerbackpack.m3"
+    if offered != [want]:
+        return f"the picker offers {offered[:5]}"
+    if "FINISHED" not in bpy.ops.import_scene.hangar_archive(game=archive, path=want):
+        return "the import did not finish"
+    meshes = len([m for m in bpy.data.meshes if len(m.polygons)])
+    images = [i.name for i in bpy.data.images if i.size[0] > 0]
+    if not meshes or not images:
+        return f"{meshes} meshes, images {images}"
+    return ""
 
 
 def data_folder():
@@ -473,6 +503,7 @@ checks.case("xac mesh edited", lambda: mesh_edited(os.path.join(corpus, "emfx/vi
 checks.case("edges", edges)
 checks.case("ani onto its component", ani_onto_component)
 checks.case("from catalogs", from_catalogs)
+checks.case("from an archive", from_archive)
 checks.case("data folder picked", data_folder)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)

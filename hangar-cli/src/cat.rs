@@ -1,5 +1,6 @@
-//! `hangar cat ...`: catalogs (.cat/.dat) listed, verified, extracted, packed and compared. The work
-//! is done by `hangar::catalogs`; this file parses arguments and prints.
+//! `hangar cat ...`: catalogs (.cat/.dat) and MPQ archives (StarCraft II maps and mods, see
+//! `mpq.rs`) listed, verified, extracted, packed and compared. The work is done by
+//! `hangar::catalogs` and `hangar::archives`; this file parses arguments and prints.
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 #[derive(Subcommand)]
 pub enum CatCommand {
     /// Every entry of a catalog in catalog order: path, size, mtime (Unix seconds), md5 and offset
-    /// in the .dat.
+    /// in the .dat. For an MPQ archive (.SC2Map, .SC2Mod, known by its magic): every file its
+    /// (listfile) names, by path: size, compressed size, flags, offset (only the tables are read).
     List {
         cat: PathBuf,
         /// Print one JSON array of objects, in catalog order.
@@ -20,27 +22,30 @@ pub enum CatCommand {
     /// Check that each .dat holds what its .cat says: sizes add up to the .dat, every md5 matches
     /// (32 zeros for an empty file are accepted). Names each bad entry and why, recognises damage
     /// done by git's line-ending conversion and prints the .gitattributes lines that prevent it.
-    /// Exits with 1 when anything is damaged.
+    /// Exits with 1 when anything is damaged. For an MPQ archive: every named file is read whole.
     Verify {
         #[arg(required = true)]
         cats: Vec<PathBuf>,
         #[arg(long)]
         json: bool,
     },
-    /// Extract files with their mtimes into DIR; PATTERNs (`*`, `?`, or a folder) select, case and
-    /// `/` vs `\` ignored. Entries whose path would leave DIR (`../x`, `/abs`, `C:\x`) are refused.
+    /// Extract files (a catalog's with their mtimes) into DIR (`-o DIR`, or the first argument
+    /// after the catalog or archive); PATTERNs (`*`, `?`, or a folder) select, case and `/` vs `\`
+    /// ignored. Entries whose path would leave DIR (`../x`, `/abs`, `C:\x`) are refused.
     Extract {
         cat: PathBuf,
         #[arg(short = 'o', long = "out", value_name = "DIR")]
-        out: PathBuf,
+        out: Option<PathBuf>,
         patterns: Vec<String>,
     },
     /// Pack every file under DIR into NAME.cat + NAME.dat: `/` separators, sorted paths, md5 and
-    /// mtime of each file, as the game expects.
+    /// mtime of each file, as the game expects. Named NAME.SC2Mod, .SC2Map, .SC2Components or
+    /// .mpq: one MPQ archive (format 1, `\` separators, a (listfile), zlib where it helps) that
+    /// StarCraft II, its editor and mpyq open.
     Pack {
         dir: PathBuf,
-        /// NAME.cat to write (the .dat goes beside it); with --ext or --subst, the folder to put the
-        /// next free ext_NN.cat / subst_NN.cat in.
+        /// NAME.cat to write (the .dat goes beside it), or NAME.SC2Mod / NAME.SC2Map; with --ext or
+        /// --subst, the folder to put the next free ext_NN.cat / subst_NN.cat in.
         #[arg(short = 'o', long = "out", value_name = "NAME.cat")]
         out: PathBuf,
         /// Name the catalog ext_NN.cat (an extension's own files).
@@ -60,7 +65,7 @@ pub enum CatCommand {
     },
 }
 
-fn bytes_bar(total: u64) -> ProgressBar {
+pub(crate) fn bytes_bar(total: u64) -> ProgressBar {
     let bar = ProgressBar::new(total);
     if let Ok(style) =
         ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec}")
@@ -77,6 +82,9 @@ fn warn(cat: &Path, warnings: &[hangar::Warning]) {
 }
 
 pub fn run(cmd: CatCommand) -> Result<bool> {
+    if let Some(done) = crate::mpq::run(&cmd) {
+        return done;
+    }
     match cmd {
         CatCommand::List { cat, json } => {
             let o = catalog::open(&cat)?;
@@ -165,7 +173,12 @@ converted back, every md5 matches again; re-pack from the original files or take
             }
             Ok(ok)
         }
-        CatCommand::Extract { cat, out, patterns } => {
+        CatCommand::Extract {
+            cat,
+            out,
+            mut patterns,
+        } => {
+            let out = crate::mpq::out_dir(out, &mut patterns)?;
             let o = catalog::open(&cat)?;
             warn(&cat, &o.warnings);
             std::fs::create_dir_all(&out)?;

@@ -24,6 +24,7 @@ mod anark;
 mod args;
 mod cat;
 mod modtools;
+mod mpq;
 
 use args::{Cli, Command};
 

@@ -26,13 +26,7 @@ fn synthetic() -> (PathBuf, u64) {
         return (cat, len);
     }
     std::fs::create_dir_all(&dir).unwrap();
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = common::xorshift();
     let mut text = String::new();
     let mut dat = std::io::BufWriter::new(std::fs::File::create(dir.join("01.dat")).unwrap());
     let (mut total, mut i) = (0u64, 0u64);

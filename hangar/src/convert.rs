@@ -59,6 +59,9 @@ pub fn convert(
         if !view.exists(inside) {
             return batch(&view, inside);
         }
+    } else if crate::formats::mpq::is_archive_file(input) {
+        // A map or mod archive converts as a folder does.
+        return batch(&GameView::archive(input)?, "");
     } else if input.is_dir() {
         if !motions.is_empty() {
             return Err(Error::unsupported(

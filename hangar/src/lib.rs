@@ -81,6 +81,13 @@ pub mod catalogs {
 /// The picture choices of the faces (a `.png`'s compression and surfaces, a `.dds`'s encoding and
 /// mips, in [`TextureOptions`]) and what they need to show one level of a texture, through the door
 /// rather than from [`crate::formats::dds`] (which reads and writes the files).
+/// MPQ archives (StarCraft II maps and mods): opened, listed, extracted, verified and packed.
+pub mod archives {
+    pub use crate::formats::mpq::{
+        build, extract, is_archive_file, open, pack, verify, Entry, Opened, Packed,
+    };
+}
+
 pub mod pictures {
     pub use crate::formats::dds::encode::{Encoding, Mipmaps, Options as DdsOptions};
     pub use crate::formats::dds::{png_size, Levels, PngCompression, Surfaces};

@@ -527,3 +527,121 @@ fn fuzz_animation_targets_that_do_not_exist_are_refused() {
         assert_eq!(e.path, format!("animations[0].channels[0].{what}"), "{e}");
     }
 }
+
+/// An MPQ archive of `files` as hangar writes it, and where its block table lies.
+fn mpq(files: &[(&str, &[u8])]) -> (Vec<u8>, usize) {
+    let given: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.to_string(), *b)).collect();
+    let a = hangar::archives::build(&given).unwrap();
+    let block_pos = u32::from_le_bytes(a[20..24].try_into().unwrap()) as usize;
+    (a, block_pos)
+}
+
+/// Rewrites block `i` of `a` (decrypting and encrypting the table around the change).
+fn mpq_block(a: &mut [u8], block_pos: usize, i: usize, field: usize, value: u32) {
+    use hangar::formats::mpq::{block_table_key, decrypt, encrypt};
+    let table = &mut a[block_pos..];
+    decrypt(table, block_table_key());
+    let at = i * 16 + field * 4;
+    table[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    encrypt(table, block_table_key());
+}
+
+fn mpq_read(a: Vec<u8>, name: &str) -> hangar::Result<Vec<u8>> {
+    let view = hangar::GameView::archive_source(std::sync::Arc::new(a), "hostile.SC2Map")?;
+    view.read(name).map(|b| b.to_vec())
+}
+
+#[test]
+fn mpq_tables_pointing_outside_the_archive_are_errors() {
+    let (a, _) = mpq(&[("a.txt", b"hello")]);
+    // The hash table moved past the end; then the block table claims 2^28 entries.
+    let mut far = a.clone();
+    far[16..20].copy_from_slice(&0x7FFF_FFF0u32.to_le_bytes());
+    let e = mpq_read(far, "a.txt").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated, "{e}");
+    assert!(e.to_string().contains("hash table"), "{e}");
+    let mut many = a.clone();
+    many[28..32].copy_from_slice(&0x1000_0000u32.to_le_bytes());
+    let e = mpq_read(many, "a.txt").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated, "{e}");
+    assert!(e.to_string().contains("block table"), "{e}");
+    // A header cut short, and no magic at all.
+    assert_eq!(
+        mpq_read(a[..20].to_vec(), "a.txt").unwrap_err().kind,
+        ErrorKind::Truncated
+    );
+    assert_eq!(
+        mpq_read(b"MPQ".to_vec(), "a.txt").unwrap_err().kind,
+        ErrorKind::Invalid
+    );
+}
+
+#[test]
+fn mpq_files_claiming_gigabytes_or_lying_outside_are_refused_by_name() {
+    let text: Vec<u8> = b"abcdefgh".iter().cycle().take(40_000).copied().collect();
+    let (a, blocks) = mpq(&[("Assets\\big.txt", &text), ("small.txt", b"tiny")]);
+    assert_eq!(mpq_read(a.clone(), "assets/big.txt").unwrap(), text);
+    // Block 0 (big.txt) claims 4 GB from a few hundred bytes stored.
+    let mut huge = a.clone();
+    mpq_block(&mut huge, blocks, 0, 2, 0xFFFF_FF00);
+    let e = mpq_read(huge, "assets/big.txt").unwrap_err();
+    assert!(e.to_string().contains("Assets\\big.txt"), "{e}");
+    assert!(e.to_string().contains("refused"), "{e}");
+    // Its bytes said to lie 2 GB in.
+    let mut out = a.clone();
+    mpq_block(&mut out, blocks, 0, 0, 0x7FFF_0000);
+    let e = mpq_read(out, "assets/big.txt").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated, "{e}");
+    assert!(e.to_string().contains("Assets\\big.txt"), "{e}");
+    // The other file still reads.
+    let mut one = a.clone();
+    mpq_block(&mut one, blocks, 0, 0, 0x7FFF_0000);
+    assert_eq!(mpq_read(one, "small.txt").unwrap(), b"tiny");
+}
+
+#[test]
+fn mpq_sector_tables_running_backwards_are_errors() {
+    let text: Vec<u8> = b"0123456789".iter().cycle().take(40_000).copied().collect();
+    let (mut a, _) = mpq(&[("x.txt", &text)]);
+    // x.txt's sectors start at byte 32: three sectors, four offsets; swap the middle two.
+    let offs: Vec<u32> = (0..4)
+        .map(|i| u32::from_le_bytes(a[32 + i * 4..36 + i * 4].try_into().unwrap()))
+        .collect();
+    a[36..40].copy_from_slice(&offs[2].to_le_bytes());
+    a[40..44].copy_from_slice(&offs[1].to_le_bytes());
+    let e = mpq_read(a, "x.txt").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Invalid, "{e}");
+    assert!(e.to_string().contains("runs backwards at sector 1"), "{e}");
+    assert!(e.to_string().contains("x.txt"), "{e}");
+}
+
+#[test]
+fn mpq_names_leaving_the_output_folder_are_refused_by_name() {
+    let dir = scratch("mpq-names");
+    let (a, _) = mpq(&[
+        ("..\\..\\evil.txt", b"climb"),
+        ("C:\\evil.txt", b"drive"),
+        ("\\abs.txt", b"absolute"),
+        ("Assets\\ok.txt", b"fine"),
+    ]);
+    let path = dir.join("hostile.SC2Map");
+    std::fs::write(&path, &a).unwrap();
+    let o = hangar::archives::open(&path).unwrap();
+    let out = dir.join("out");
+    let x = hangar::archives::extract(&o, &out, &[], &|_| {});
+    assert_eq!(x.written, 2, "Assets\\ok.txt and (listfile)");
+    assert_eq!(x.failed.len(), 3);
+    for e in &x.failed {
+        assert_eq!(e.kind, ErrorKind::Refused, "{e}");
+        assert!(
+            e.to_string().contains("evil.txt") || e.to_string().contains("abs.txt"),
+            "{e}"
+        );
+    }
+    assert_eq!(std::fs::read(out.join("Assets/ok.txt")).unwrap(), b"fine");
+    assert!(!dir.join("evil.txt").exists() && !dir.parent().unwrap().join("evil.txt").exists());
+    // In the game view those names are simply not there.
+    let view = hangar::GameView::open(&path).unwrap();
+    assert_eq!(view.files("").unwrap(), ["abs.txt", "assets/ok.txt"]);
+    assert!(view.read("../../evil.txt").is_err());
+}

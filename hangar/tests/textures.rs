@@ -48,17 +48,6 @@ fn textures_root() -> Option<PathBuf> {
     Some(dir)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 fn decode_file(bytes: &[u8]) -> dds::Image {
     match dds::unpack(bytes).unwrap() {
         dds::Content::Dds(d) => dds::decode(&d).unwrap().0,
@@ -98,7 +87,7 @@ fn corpus_textures_decode_to_the_reference_pixels() {
 fn every_corpus_texture_converts_to_a_png_of_its_size() {
     let Some(root) = textures_root() else { return };
     let mut files = Vec::new();
-    walk(&root, &mut files);
+    common::files_under(&root, &mut files);
     files.retain(|f| {
         let n = f.to_string_lossy().to_lowercase();
         n.ends_with(".dds") || n.ends_with(".gz")

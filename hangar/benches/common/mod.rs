@@ -67,3 +67,14 @@ pub fn has_ext(p: &Path, ext: &str) -> bool {
     p.extension()
         .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case(ext))
 }
+
+/// A seeded xorshift64 generator: the same synthetic files on every run.
+pub fn xorshift() -> impl FnMut() -> u64 {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}

@@ -31,6 +31,8 @@ pub struct ModFile {
 pub struct ModFiles {
     /// The folder's name: the game reads the mod's own files as `extensions/<folder>/...`.
     pub folder: String,
+    /// True for a mod held in an MPQ archive, whose names the game finds in any letter case.
+    pub archive: bool,
     /// The loose files, then the `ext_` catalogs in the order the game stacks them.
     own: Vec<Piece>,
     subst: Vec<Piece>,
@@ -45,8 +47,23 @@ fn is_catalog_file(norm: &str) -> bool {
 }
 
 impl ModFiles {
-    /// The mod in the folder `dir`.
+    /// The mod in the folder `dir`, or in the MPQ archive `dir` (its files as one piece).
     pub fn open(dir: &Path) -> Result<ModFiles> {
+        if crate::formats::mpq::is_archive_file(dir) {
+            let folder = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Ok(ModFiles {
+                folder,
+                archive: true,
+                own: vec![Piece {
+                    catalog: None,
+                    view: GameView::archive(dir)?,
+                }],
+                subst: Vec::new(),
+            });
+        }
         let folder = dir
             .canonicalize()
             .ok()
@@ -54,6 +71,7 @@ impl ModFiles {
             .unwrap_or_default();
         let mut m = ModFiles {
             folder,
+            archive: false,
             own: vec![Piece {
                 catalog: None,
                 view: GameView::folder(dir)?,
@@ -79,9 +97,18 @@ impl ModFiles {
     pub fn from_sources(folder: &str, files: Vec<(String, SharedSource)>) -> Result<ModFiles> {
         let mut loose = Vec::new();
         let mut cats = Vec::new();
+        let mut archives = Vec::new();
         for (path, src) in &files {
             let norm = crate::vfs::normalize(path).unwrap_or_default();
-            if is_catalog_file(&norm) {
+            if crate::formats::mpq::has_archive_name(&norm)
+                && crate::vfs::is_archive_source(src.as_ref())
+            {
+                // A map or mod saved as one archive: its files are the mod's.
+                archives.push(Piece {
+                    catalog: None,
+                    view: GameView::archive_source(src.clone(), path)?,
+                });
+            } else if is_catalog_file(&norm) {
                 if catalog::is_data_catalog(&norm) {
                     cats.push((norm, path.clone(), src.clone()));
                 }
@@ -91,12 +118,16 @@ impl ModFiles {
         }
         let mut view = GameView::empty(folder);
         view.push(Layer::Source(SourceLayer::loose(loose)));
+        let archive = !archives.is_empty();
+        let mut own = vec![Piece {
+            catalog: None,
+            view,
+        }];
+        own.extend(archives);
         let mut m = ModFiles {
             folder: folder.to_string(),
-            own: vec![Piece {
-                catalog: None,
-                view,
-            }],
+            archive,
+            own,
             subst: Vec::new(),
         };
         cats.sort_by_key(|c| (rank(&c.0), c.0.clone()));

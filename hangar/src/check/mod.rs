@@ -66,8 +66,12 @@ pub enum ModKind {
 }
 
 /// What kind of mod the folder `dir` holds, if any: a folder with a `content.xml` is an X4 or X
-/// Rebirth extension; a `*.SC2Mod` or `*.SC2Map` folder a StarCraft II one.
+/// Rebirth extension; a `*.SC2Mod` or `*.SC2Map` folder, or an MPQ archive, a StarCraft II one.
 pub fn mod_kind(dir: &Path) -> Option<ModKind> {
+    if crate::formats::mpq::is_archive_file(dir) {
+        // A StarCraft II map or mod saved as one file.
+        return Some(ModKind::Sc2);
+    }
     if !dir.is_dir() {
         return None;
     }

@@ -78,7 +78,8 @@ impl Sc2<'_> {
     /// Follows `written` from `file`, warning when the mod's file has another letter case.
     fn follow(&self, out: &mut Out, file: &str, line: Option<u32>, written: &str, what: &str) {
         let found = self.locate(written);
-        if let Found::Mod(p) = &found {
+        // Inside an archive names are hashed in upper case: any spelling finds the file.
+        if let (Found::Mod(p), false) = (&found, self.files.archive) {
             let wanted = written.trim().replace('\\', "/");
             let wanted = wanted.trim_start_matches('/');
             let on_disk = p

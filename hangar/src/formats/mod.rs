@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod dds;
 pub mod emfx;
 pub mod m3;
+pub mod mpq;
 pub mod rgba;
 pub mod schema;
 pub mod tga;

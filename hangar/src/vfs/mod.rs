@@ -13,8 +13,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+mod archive;
 mod folder;
 mod source;
+pub use archive::{is_archive_source, ArchiveLayer};
 pub use folder::Folder;
 pub use source::{ByteSource, SharedSource, SourceLayer};
 
@@ -26,6 +28,8 @@ pub enum Layer {
     Catalog(CatalogLayer),
     /// Files read through [`ByteSource`]s (a browser's files, memory).
     Source(SourceLayer),
+    /// An MPQ archive's files (a StarCraft II map or mod).
+    Archive(ArchiveLayer),
 }
 
 impl Layer {
@@ -35,6 +39,7 @@ impl Layer {
             Layer::Folder(f) => f.find(norm).map(|p| crate::io::read_input(&p)),
             Layer::Catalog(c) => c.get(norm),
             Layer::Source(s) => s.get(norm),
+            Layer::Archive(a) => a.get(norm),
         }
     }
 
@@ -43,6 +48,7 @@ impl Layer {
             Layer::Folder(f) => f.find(norm).is_some(),
             Layer::Catalog(c) => c.index(norm).is_some(),
             Layer::Source(s) => s.has(norm),
+            Layer::Archive(a) => a.has(norm),
         }
     }
 
@@ -51,6 +57,7 @@ impl Layer {
             Layer::Folder(f) => f.files(prefix, out),
             Layer::Catalog(c) => c.files(prefix, out),
             Layer::Source(s) => s.files(prefix, out),
+            Layer::Archive(a) => a.files(prefix, out),
         }
     }
 }
@@ -177,8 +184,11 @@ impl GameView {
 
     /// The view a user names on the command line (`GAME` in `GAME::path`): one `.cat`, a game or
     /// mod folder (its loose files, then its catalogs in override order, then each extension's), or
-    /// a plain folder.
+    /// a plain folder, or an MPQ archive (a StarCraft II map or mod, known by its magic).
     pub fn open(spec: &Path) -> Result<GameView> {
+        if crate::formats::mpq::is_archive_file(spec) {
+            return GameView::archive(spec);
+        }
         if spec.is_file() && crate::io::has_ext(spec, "cat") {
             return Ok(GameView {
                 label: spec.display().to_string(),
@@ -365,6 +375,7 @@ impl GameView {
                 Some(rel.to_string_lossy().replace('\\', "/"))
             }
             (Layer::Source(s), _) => s.spelled(&norm).map(|p| p.replace('\\', "/")),
+            (Layer::Archive(a), _) => a.spelled(&norm),
             _ => None,
         }
     }

@@ -242,6 +242,20 @@ impl GameView {
             warnings.extend(w);
             view.push(Layer::Source(layer));
         }
+        // MPQ archives (StarCraft II maps and mods) over the root, by name: their tables only.
+        let mut archives: Vec<&(String, SharedSource)> = files
+            .iter()
+            .filter(|(p, s)| {
+                crate::formats::mpq::has_archive_name(p) && super::is_archive_source(s.as_ref())
+            })
+            .collect();
+        archives.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, src) in archives {
+            match super::ArchiveLayer::from_source(Arc::clone(src), &format!("{label}/{path}")) {
+                Ok(a) => view.push(Layer::Archive(a)),
+                Err(e) => warnings.push(Warning::new(e.offset, "", e.to_string())),
+            }
+        }
         Ok((view, warnings))
     }
 }

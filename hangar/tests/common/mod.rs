@@ -370,3 +370,15 @@ pub fn import(bytes: &[u8], path: &Path) -> hangar::Result<Imported> {
     warnings.splice(0..0, opened.warnings().iter().cloned());
     Ok(Imported { scene, warnings })
 }
+
+/// Every file under `dir`, recursively, appended to `out`.
+pub fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}

@@ -81,7 +81,7 @@ pub fn pack(dir: &Path, cat: &Path, progress: &(dyn Fn(u64) + Sync)) -> Result<C
 }
 
 /// Regular files under `dir` (links not followed), with their `/`-separated path inside `root`.
-fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
+pub(crate) fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     for e in entries {
         let e = e.map_err(|err| Error::io(dir, err))?;
@@ -104,21 +104,23 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<()>
 /// Where entry `e` goes under `dir`, or a refusal naming its line when its path is absolute, names
 /// a drive, or climbs with `..`.
 pub fn safe_destination(dir: &Path, e: &Entry) -> Result<PathBuf> {
-    let p = &e.path;
-    let bad = if p.starts_with(['/', '\\']) {
-        Some("is absolute")
-    } else if p.split(['/', '\\']).any(|c| c == "..") {
-        Some("climbs with `..`")
-    } else if p.contains(':') || p.contains('\0') {
-        Some("names a drive or holds `:`")
-    } else {
-        None
-    };
-    if let Some(why) = bad {
-        return Err(refused(
+    destination(dir, &e.path).map_err(|why| {
+        refused(
             e.line,
-            format!("entry {p:?} on line {} {why}: it would be written outside the output folder; refused", e.line),
-        ));
+            format!("entry {:?} on line {} {why}: it would be written outside the output folder; refused", e.path, e.line),
+        )
+    })
+}
+
+/// Where an archive's file named `p` goes under `dir`, or why it may not (it is absolute, names a
+/// drive, or climbs with `..`).
+pub fn destination(dir: &Path, p: &str) -> std::result::Result<PathBuf, &'static str> {
+    if p.starts_with(['/', '\\']) {
+        return Err("is absolute");
+    } else if p.split(['/', '\\']).any(|c| c == "..") {
+        return Err("climbs with `..`");
+    } else if p.contains(':') || p.contains('\0') {
+        return Err("names a drive or holds `:`");
     }
     let mut out = dir.to_path_buf();
     for part in p.split(['/', '\\']).filter(|c| !c.is_empty() && *c != ".") {

@@ -1,0 +1,689 @@
+//! Reading an archive: the header, the two tables, the `(listfile)`, then files on demand. Every
+//! offset and size read from the archive is checked against its length before anything is read or
+//! allocated; a file's bytes never grow past the size its block claims.
+
+use super::*;
+use crate::error::Warning;
+use crate::formats::catalog::{glob_matches, Extracted};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// zlib cannot expand data by more than about 1032:1 (bzip2 rarely does better on real files): a
+/// block that claims more is refused before anything is allocated.
+const MAX_RATIO: u64 = 1032;
+
+/// A file of the archive the `(listfile)` names (or one of the archive's own files).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Entry {
+    /// As the listfile spells it (`Assets\Models\x.m3`).
+    pub path: String,
+    pub size: u32,
+    pub compressed_size: u32,
+    pub flags: u32,
+    /// Where its bytes start in the file.
+    pub offset: u64,
+    /// Its block in the block table.
+    pub block: u32,
+}
+
+/// An archive's tables and the files they name.
+#[derive(Debug, Clone, Default)]
+pub struct Archive {
+    pub header: Header,
+    /// The archive's length in bytes.
+    pub len: u64,
+    pub blocks: Vec<Block>,
+    hashes: Vec<HashEntry>,
+    /// The named files, sorted by path as the game compares them, each once.
+    pub entries: Vec<Entry>,
+    /// Game path (lower case, `/`) → index in `entries`.
+    by_path: HashMap<String, usize>,
+    /// Files in the block table that no name leads to.
+    pub unnamed: usize,
+    pub warnings: Vec<Warning>,
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+}
+
+fn le16(b: &[u8], at: usize) -> u16 {
+    b.get(at..at + 2)
+        .map_or(0, |w| u16::from_le_bytes([w[0], w[1]]))
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from(le32(b, at)) | (u64::from(le32(b, at + 4)) << 32)
+}
+
+impl Archive {
+    /// Reads the header and tables of the archive in `src`, then its `(listfile)`.
+    pub fn from_source(src: &dyn ReadAt) -> Result<Archive> {
+        let len = src.size();
+        let header = read_header(src)?;
+        let mut a = Archive {
+            header,
+            len,
+            ..Archive::default()
+        };
+        a.hashes = a.read_hash_table(src)?;
+        a.blocks = a.read_block_table(src)?;
+        a.name_files(src);
+        Ok(a)
+    }
+
+    /// Reads one table: `entries` records of 16 bytes at `pos`, `stored` bytes on disk
+    /// (compressed when fewer), decrypted with `key`.
+    fn table(
+        &self,
+        src: &dyn ReadAt,
+        what: &'static str,
+        pos: u64,
+        entries: u32,
+        stored: u64,
+        key: u32,
+    ) -> Result<Vec<u8>> {
+        let full = u64::from(entries) * 16;
+        let at = self.header.at.saturating_add(pos);
+        let stored = if stored > 0 && stored < full {
+            stored
+        } else {
+            full
+        };
+        if at.saturating_add(stored) > self.len {
+            return Err(past_end(at, stored, self.len, what));
+        }
+        let n = usize::try_from(stored).map_err(|_| past_end(at, stored, self.len, what))?;
+        let mut data = src.read_at(at, n)?.into_owned();
+        decrypt(&mut data, key);
+        if stored < full {
+            let full = usize::try_from(full).map_err(|_| past_end(at, full, self.len, what))?;
+            data = decompress(&data, full, at, what)?;
+            if data.len() != full {
+                return Err(Error::invalid(
+                    at,
+                    what,
+                    format!("inflates to {} bytes, {full} expected", data.len()),
+                ));
+            }
+        }
+        Ok(data)
+    }
+
+    fn read_hash_table(&self, src: &dyn ReadAt) -> Result<Vec<HashEntry>> {
+        let h = &self.header;
+        let data = self.table(
+            src,
+            "hash table",
+            h.hash_table_pos,
+            h.hash_table_entries,
+            h.hash_table_size,
+            hash_table_key(),
+        )?;
+        Ok(data
+            .chunks_exact(16)
+            .map(|e| HashEntry {
+                name_a: le32(e, 0),
+                name_b: le32(e, 4),
+                locale: le16(e, 8),
+                platform: le16(e, 10),
+                block: le32(e, 12),
+            })
+            .collect())
+    }
+
+    fn read_block_table(&self, src: &dyn ReadAt) -> Result<Vec<Block>> {
+        let h = &self.header;
+        let data = self.table(
+            src,
+            "block table",
+            h.block_table_pos,
+            h.block_table_entries,
+            h.block_table_size,
+            block_table_key(),
+        )?;
+        let n = data.len() / 16;
+        let mut hi = Vec::new();
+        if h.hi_block_table_pos != 0 {
+            let at = h.at.saturating_add(h.hi_block_table_pos);
+            let want = (n as u64) * 2;
+            if at.saturating_add(want) > self.len {
+                return Err(past_end(at, want, self.len, "hi-block table"));
+            }
+            hi = src.read_at(at, n * 2)?.into_owned();
+        }
+        Ok(data
+            .chunks_exact(16)
+            .enumerate()
+            .map(|(i, e)| Block {
+                offset: u64::from(le32(e, 0)) | (u64::from(le16(&hi, i * 2)) << 32),
+                compressed_size: le32(e, 4),
+                size: le32(e, 8),
+                flags: le32(e, 12),
+            })
+            .collect())
+    }
+
+    /// The block the name `name` leads to through the hash table (probing from its slot, as the
+    /// game does, then through the whole table, as mpyq does).
+    pub fn lookup(&self, name: &[u8]) -> Option<u32> {
+        let n = self.hashes.len();
+        if n == 0 {
+            return None;
+        }
+        let (a, b) = (hash(name, HashKind::NameA), hash(name, HashKind::NameB));
+        let start = hash(name, HashKind::Slot) as usize % n;
+        let usable = |e: &HashEntry| {
+            e.name_a == a
+                && e.name_b == b
+                && (e.block as usize) < self.blocks.len()
+                && self
+                    .blocks
+                    .get(e.block as usize)
+                    .is_some_and(|b| b.flags & FILE_EXISTS != 0)
+        };
+        for i in 0..n {
+            let e = self.hashes.get((start + i) % n)?;
+            if e.block == HASH_FREE {
+                break;
+            }
+            if usable(e) {
+                return Some(e.block);
+            }
+        }
+        self.hashes.iter().find(|e| usable(e)).map(|e| e.block)
+    }
+
+    fn entry(&self, path: &str, block: u32) -> Option<Entry> {
+        let b = self.blocks.get(block as usize)?;
+        Some(Entry {
+            path: path.to_string(),
+            size: b.size,
+            compressed_size: b.compressed_size,
+            flags: b.flags,
+            offset: self.header.at.saturating_add(b.offset),
+            block,
+        })
+    }
+
+    /// Names the files: the listfile's names that lead to a file, and the archive's own files.
+    fn name_files(&mut self, src: &dyn ReadAt) {
+        let mut names: Vec<String> = Vec::new();
+        if let Some(e) = self
+            .lookup(LISTFILE.as_bytes())
+            .and_then(|b| self.entry(LISTFILE, b))
+        {
+            match self.read(src, &e) {
+                Ok(text) => {
+                    for line in text.split(|&c| c == b'\r' || c == b'\n') {
+                        let line = String::from_utf8_lossy(line).into_owned();
+                        if line.is_empty() {
+                            continue;
+                        }
+                        // Storm also ends a name at `;`: try the pieces of a line that names nothing.
+                        if line.contains(';') && self.lookup(line.as_bytes()).is_none() {
+                            names.extend(line.split(';').map(str::to_string));
+                        } else {
+                            names.push(line);
+                        }
+                    }
+                }
+                Err(err) => self.warnings.push(Warning::new(
+                    err.offset,
+                    "(listfile)",
+                    format!(
+                        "the listfile cannot be read ({}): files are unnamed",
+                        err.message
+                    ),
+                )),
+            }
+        } else {
+            self.warnings.push(Warning::new(
+                None,
+                "(listfile)",
+                "no (listfile): the files have no names to list",
+            ));
+        }
+        names.extend(SPECIAL.iter().map(|s| s.to_string()));
+        let mut seen = std::collections::HashSet::new();
+        let mut entries = Vec::new();
+        for name in names {
+            let key = name.replace('\\', "/").to_lowercase();
+            if name.is_empty() || seen.contains(&key) {
+                continue;
+            }
+            if let Some(e) = self
+                .lookup(name.as_bytes())
+                .and_then(|b| self.entry(&name, b))
+            {
+                seen.insert(key);
+                entries.push(e);
+            }
+        }
+        entries.sort_by(|a, b| {
+            a.path
+                .replace('\\', "/")
+                .to_lowercase()
+                .cmp(&b.path.replace('\\', "/").to_lowercase())
+        });
+        let named: std::collections::HashSet<u32> = entries.iter().map(|e| e.block).collect();
+        self.unnamed = self
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| b.flags & FILE_EXISTS != 0 && !named.contains(&(*i as u32)))
+            .count();
+        self.by_path = entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| Some((crate::gamepath::normalize(&e.path).ok()?, i)))
+            .collect();
+        self.entries = entries;
+    }
+
+    /// The named file at the game path `norm` (lower case, `/`), or one the listfile leaves out
+    /// that the hash table finds under that name.
+    pub fn find(&self, norm: &str) -> Option<Entry> {
+        if let Some(e) = self.by_path.get(norm).and_then(|&i| self.entries.get(i)) {
+            return Some(e.clone());
+        }
+        let name = norm.replace('/', "\\");
+        self.lookup(name.as_bytes())
+            .and_then(|b| self.entry(&name, b))
+    }
+
+    /// The game paths of the named files (the archive's own files left out), sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        let mut v: Vec<&str> = self
+            .by_path
+            .keys()
+            .map(String::as_str)
+            .filter(|p| !SPECIAL.contains(p))
+            .collect();
+        v.sort_unstable();
+        v.into_iter()
+    }
+
+    /// The bytes of `e`, decrypted and decompressed.
+    pub fn read(&self, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
+        read_file(self, src, e).map_err(|mut err| {
+            if !err.path.starts_with(&e.path) {
+                err.path = if err.path.is_empty() {
+                    e.path.clone()
+                } else {
+                    format!("{}: {}", e.path, err.path)
+                };
+            }
+            err
+        })
+    }
+}
+
+fn read_header(src: &dyn ReadAt) -> Result<Header> {
+    let len = src.size();
+    let head = src.read_at(0, 16.min(len as usize))?;
+    let at = if head.starts_with(&MAGIC) {
+        0
+    } else if head.starts_with(&USER_DATA_MAGIC) {
+        u64::from(le32(&head, 8))
+    } else {
+        return Err(Error::invalid(
+            0,
+            "MPQ",
+            "not an MPQ archive (no `MPQ\\x1a` magic)",
+        ));
+    };
+    if at.saturating_add(32) > len {
+        return Err(past_end(at, 32, len, "MPQ header"));
+    }
+    let base = src.read_at(at, 32)?;
+    if !base.starts_with(&MAGIC) {
+        return Err(Error::invalid(
+            at,
+            "MPQ header",
+            "the user-data header points to no `MPQ\\x1a` header",
+        ));
+    }
+    let mut h = Header {
+        at,
+        header_size: le32(&base, 4),
+        format_version: le16(&base, 12),
+        sector_shift: le16(&base, 14),
+        hash_table_pos: u64::from(le32(&base, 16)),
+        block_table_pos: u64::from(le32(&base, 20)),
+        hash_table_entries: le32(&base, 24),
+        block_table_entries: le32(&base, 28),
+        ..Header::default()
+    };
+    if h.sector_size().is_none() {
+        return Err(Error::invalid(
+            at + 14,
+            "MPQ header.sector_shift",
+            format!("sectors of 512 << {} bytes", h.sector_shift),
+        ));
+    }
+    let want = match h.format_version {
+        0 => 0,
+        1 => 0x2C,
+        2 => 0x44,
+        _ => 0xD0,
+    };
+    if want > 0 {
+        if at.saturating_add(want) > len {
+            return Err(past_end(at, want, len, "MPQ header"));
+        }
+        let ext = src.read_at(at, want as usize)?;
+        h.hi_block_table_pos = le64(&ext, 0x20);
+        h.hash_table_pos |= u64::from(le16(&ext, 0x28)) << 32;
+        h.block_table_pos |= u64::from(le16(&ext, 0x2A)) << 32;
+        if want >= 0x44 {
+            h.bet_table_pos = le64(&ext, 0x34);
+            h.het_table_pos = le64(&ext, 0x3C);
+        }
+        if want >= 0xD0 {
+            h.hash_table_size = le64(&ext, 0x44);
+            h.block_table_size = le64(&ext, 0x4C);
+        }
+    }
+    Ok(h)
+}
+
+/// `data` (a compression byte, then the stream) decompressed into at most `expected` bytes.
+fn decompress(data: &[u8], expected: usize, at: u64, what: &str) -> Result<Vec<u8>> {
+    let (&kind, body) = data
+        .split_first()
+        .ok_or_else(|| Error::invalid(at, what, "an empty compressed sector"))?;
+    let mut out = Vec::with_capacity(expected.saturating_add(1));
+    let done = match kind {
+        // Stored as it is: the compression byte is the data (as mpyq reads it).
+        0x00 => return Ok(data.to_vec()),
+        0x02 => {
+            use flate2::{Decompress, FlushDecompress, Status};
+            let mut z = Decompress::new(true);
+            match z.decompress_vec(body, &mut out, FlushDecompress::Finish) {
+                Ok(Status::StreamEnd) => Ok(()),
+                Ok(_) => Err("the zlib stream ends early or inflates past the size".to_string()),
+                Err(e) => Err(format!("zlib: {e}")),
+            }
+        }
+        0x10 => {
+            let mut z = bzip2::Decompress::new(false);
+            match z.decompress_vec(body, &mut out) {
+                Ok(bzip2::Status::StreamEnd) => Ok(()),
+                Ok(_) => Err("the bzip2 stream ends early or unpacks past the size".to_string()),
+                Err(e) => Err(format!("bzip2: {e}")),
+            }
+        }
+        k => Err(format!(
+            "compression 0x{k:02x} ({}) is not read by hangar (zlib 0x02 and bzip2 0x10 are)",
+            match k {
+                0x08 => "PKWARE implode",
+                0x12 => "LZMA",
+                0x20 | 0x22 | 0x30 => "sparse",
+                0x01 | 0x40 | 0x80 | 0x41 | 0x81 | 0x48 | 0x88 => "Huffman/ADPCM audio",
+                _ => "unknown",
+            }
+        )),
+    };
+    done.map_err(|m| Error::invalid(at, what, m))?;
+    if out.len() > expected {
+        return Err(Error::invalid(
+            at,
+            what,
+            format!("unpacks to more than the {expected} bytes it holds"),
+        ));
+    }
+    Ok(out)
+}
+
+/// The key of a file stored encrypted: from its name without folders, adjusted by its place.
+fn file_key(e: &Entry, b: &Block) -> u32 {
+    let base = e.path.rsplit(['\\', '/']).next().unwrap_or(&e.path);
+    let mut key = hash(base.as_bytes(), HashKind::Key);
+    if b.flags & FILE_FIX_KEY != 0 {
+        key = key.wrapping_add(b.offset as u32) ^ b.size;
+    }
+    key
+}
+
+fn read_file(a: &Archive, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
+    let b = a.blocks.get(e.block as usize).copied().ok_or_else(|| {
+        Error::invalid(
+            0,
+            "",
+            format!("block {} is not in the block table", e.block),
+        )
+    })?;
+    let at = e.offset;
+    let bad = |m: String| Error::invalid(at, "", m);
+    if b.flags & FILE_EXISTS == 0 || b.flags & FILE_DELETE_MARKER != 0 {
+        return Err(bad("its block marks it deleted".into()));
+    }
+    if b.flags & FILE_PATCH_FILE != 0 {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(at),
+            "",
+            "a patch file (applied over another archive's file) is not read by hangar",
+        ));
+    }
+    if b.flags & FILE_IMPLODE != 0 && b.size != b.compressed_size {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Some(at),
+            "",
+            "PKWARE-imploded files are not read by hangar",
+        ));
+    }
+    let csize = u64::from(b.compressed_size);
+    if at.saturating_add(csize) > a.len {
+        return Err(past_end(at, csize, a.len, ""));
+    }
+    if csize == 0 {
+        return Ok(Vec::new());
+    }
+    let size = b.size as usize;
+    let compressed = b.flags & FILE_COMPRESS != 0;
+    if u64::from(b.size) > csize.saturating_mul(if compressed { MAX_RATIO } else { 1 }) + 64 {
+        return Err(bad(format!(
+            "claims {} bytes from {csize} stored: more than any compression gives; refused",
+            b.size
+        )));
+    }
+    let sector = a.header.sector_size().unwrap_or(4096);
+    let encrypted = b.flags & FILE_ENCRYPTED != 0;
+    let key = if encrypted { file_key(e, &b) } else { 0 };
+    let stored = src.read_at(at, csize as usize)?;
+    if b.flags & FILE_SINGLE_UNIT != 0 {
+        let mut data = stored.into_owned();
+        if encrypted {
+            decrypt(&mut data, key);
+        }
+        if compressed && b.size > b.compressed_size {
+            return decompress(&data, size, at, "");
+        }
+        return Ok(data);
+    }
+    if !compressed && !encrypted {
+        // Sectors back to back with no offset table.
+        return Ok(stored
+            .get(..size.min(stored.len()))
+            .unwrap_or_default()
+            .to_vec());
+    }
+    let sectors = size.div_ceil(sector);
+    let crc = usize::from(b.flags & FILE_SECTOR_CRC != 0);
+    let words = sectors + 1 + crc;
+    let table_len = words * 4;
+    if table_len as u64 > csize {
+        if !compressed {
+            // An encrypted file stored plainly: decrypted sector by sector.
+            return plain_encrypted(&stored, size, sector, key);
+        }
+        return Err(bad(format!(
+            "its sector offset table ({sectors} sectors, {table_len} bytes) is longer than the {csize} bytes stored"
+        )));
+    }
+    let mut table = stored.get(..table_len).unwrap_or_default().to_vec();
+    if encrypted {
+        decrypt(&mut table, key.wrapping_sub(1));
+    }
+    let offsets: Vec<usize> = (0..=sectors)
+        .map(|i| le32(&table, i * 4) as usize)
+        .collect();
+    let mut out = Vec::with_capacity(size.min(stored.len().saturating_mul(MAX_RATIO as usize)));
+    for i in 0..sectors {
+        let (s, t) = (
+            offsets.get(i).copied().unwrap_or(0),
+            offsets.get(i + 1).copied().unwrap_or(0),
+        );
+        if t < s {
+            return Err(bad(format!(
+                "the sector offset table runs backwards at sector {i} ({s} then {t})"
+            )));
+        }
+        let raw = stored.get(s..t).ok_or_else(|| {
+            bad(format!(
+                "sector {i} ({s}..{t}) lies outside the {csize} bytes stored"
+            ))
+        })?;
+        let expected = sector.min(size - i * sector);
+        let mut raw = Cow::Borrowed(raw);
+        if encrypted {
+            decrypt(raw.to_mut(), key.wrapping_add(i as u32));
+        }
+        if compressed && raw.len() < expected {
+            let at_sector = at.saturating_add(s as u64);
+            out.extend(decompress(
+                &raw,
+                expected,
+                at_sector,
+                &format!("sector {i}"),
+            )?);
+        } else {
+            out.extend_from_slice(&raw);
+        }
+        if out.len() > size.saturating_add(sector) {
+            return Err(bad(format!(
+                "its sectors hold more than the {size} bytes it claims"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn plain_encrypted(stored: &[u8], size: usize, sector: usize, key: u32) -> Result<Vec<u8>> {
+    let mut data = stored
+        .get(..size.min(stored.len()))
+        .unwrap_or_default()
+        .to_vec();
+    for (i, chunk) in data.chunks_mut(sector).enumerate() {
+        decrypt(chunk, key.wrapping_add(i as u32));
+    }
+    Ok(data)
+}
+
+/// An archive on disk (mapped) with its tables.
+pub struct Opened {
+    pub path: PathBuf,
+    pub archive: Archive,
+    pub bytes: crate::io::Input,
+}
+
+impl Opened {
+    /// The bytes of `e`, errors naming the archive and the entry.
+    pub fn read(&self, e: &Entry) -> Result<Vec<u8>> {
+        self.archive
+            .read(&self.bytes, e)
+            .map_err(|err| err.in_file(&self.path))
+    }
+}
+
+/// Opens the archive at `path`: its header and tables are read, its files when asked for.
+pub fn open(path: &Path) -> Result<Opened> {
+    let bytes = crate::io::read_input(path)?;
+    let archive = Archive::from_source(&bytes).map_err(|e| e.in_file(path))?;
+    Ok(Opened {
+        path: path.to_path_buf(),
+        archive,
+        bytes,
+    })
+}
+
+/// Writes the files of `o` that match `patterns` (all when empty) under `dir`, in parallel. An
+/// entry whose name would leave `dir` (`..`, a drive, an absolute path) is refused, by name.
+pub fn extract(
+    o: &Opened,
+    dir: &Path,
+    patterns: &[String],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Extracted {
+    let chosen: Vec<&Entry> = o
+        .archive
+        .entries
+        .iter()
+        .filter(|e| patterns.is_empty() || patterns.iter().any(|p| glob_matches(p, &e.path)))
+        .collect();
+    let results: Vec<Result<u64>> = chosen
+        .par_iter()
+        .map(|e| {
+            let r = crate::formats::catalog::destination(dir, &e.path)
+                .map_err(|why| {
+                    Error::refused(
+                        e.path.clone(),
+                        format!("the entry's name {why}: it would be written outside the output folder; refused"),
+                    )
+                    .in_file(&o.path)
+                })
+                .and_then(|dest| {
+                    let bytes = o.read(e)?;
+                    crate::io::create_parent(&dest)?;
+                    crate::io::write_output(&dest, &bytes)?;
+                    Ok(bytes.len() as u64)
+                });
+            progress(u64::from(e.size));
+            r
+        })
+        .collect();
+    let mut done = Extracted::default();
+    for r in results {
+        match r {
+            Ok(n) => {
+                done.written += 1;
+                done.bytes = done.bytes.saturating_add(n);
+            }
+            Err(e) => done.failed.push(e),
+        }
+    }
+    done
+}
+
+/// Reads every named file of `o` whole: the entries that cannot be read (and why), with the
+/// number that could.
+pub fn verify(o: &Opened, progress: &(dyn Fn(u64) + Sync)) -> (usize, Vec<Error>) {
+    let results: Vec<Result<()>> = o
+        .archive
+        .entries
+        .par_iter()
+        .map(|e| {
+            let r = o.read(e).and_then(|b| {
+                if b.len() == e.size as usize {
+                    Ok(())
+                } else {
+                    Err(Error::invalid(
+                        e.offset,
+                        e.path.clone(),
+                        format!("reads as {} bytes, its block says {}", b.len(), e.size),
+                    )
+                    .in_file(&o.path))
+                }
+            });
+            progress(u64::from(e.size));
+            r
+        })
+        .collect();
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    (ok, results.into_iter().filter_map(|r| r.err()).collect())
+}
