@@ -15,7 +15,7 @@ const D3DCOLOR: i32 = 4;
 
 /// Each D3DCOLOR COLOR element of the XMF as (usage index, RGBA bytes of every vertex), in file
 /// order, decoded here from the raw buffers (not through the model the conversion uses).
-fn colour_sets(bytes: &[u8]) -> Vec<(u8, Vec<[u8; 4]>)> {
+fn colour_sets(bytes: &[u8]) -> Vec<Set<u8>> {
     let (x, _) = xmf::read::read(bytes).unwrap();
     let mut out = Vec::new();
     for b in &x.buffers {
@@ -47,9 +47,12 @@ fn colour_sets(bytes: &[u8]) -> Vec<(u8, Vec<[u8; 4]>)> {
     out
 }
 
+/// A set's name (or COLOR index) and its RGBA bytes, one a vertex.
+type Set<K> = (K, Vec<[u8; 4]>);
+
 /// The primitives' attributes of a glb: (name, bytes of a normalized u8 VEC4 accessor) for every
 /// `_` attribute of the first primitive, and how many primitives carry a COLOR_n.
-fn data_attributes(glb: &[u8]) -> (Vec<(String, Vec<[u8; 4]>)>, usize) {
+fn data_attributes(glb: &[u8]) -> (Vec<Set<String>>, usize) {
     let (doc, blob) = common::load_glb(glb);
     let mut tints = 0;
     let mut out = Vec::new();
@@ -124,7 +127,7 @@ fn x4_colour_sets_are_data_attributes_with_the_xmf_bytes_and_come_back() {
         let back = common::open(&glb, Path::new("back.glb")).unwrap();
         let (xmf_again, _) = common::convert(&back, Path::new("back.xmf")).unwrap();
         let again = colour_sets(&xmf_again);
-        let ids = |s: &[(u8, Vec<[u8; 4]>)]| s.iter().map(|x| x.0).collect::<Vec<_>>();
+        let ids = |s: &[Set<u8>]| s.iter().map(|x| x.0).collect::<Vec<_>>();
         assert_eq!(
             ids(&again),
             ids(&want),
