@@ -6,6 +6,8 @@ import re
 import bpy
 import numpy as np
 
+from . import colors
+
 
 NODE = "hangar_node"  # the node's index in the imported scene
 
@@ -70,7 +72,7 @@ def trs_from_blender(loc, quat, scale):
 
 def mesh_digest(co, vi, mat, uvs):
     """The library's fingerprint of the arrays (Adler-32 and length of each, side by side): any edit
-    of the vertices, corners, material slots or UVs changes it."""
+    of the vertices, corners, material slots, UVs or colour attributes (given after the UVs) changes it."""
     return hangar_lib().digest(co, vi, mat, *uvs)
 
 
@@ -96,7 +98,7 @@ def blender_mesh_arrays(me):
 
 def mesh_changed(me):
     co, vi, mat, uvs = blender_mesh_arrays(me)
-    return me.get(DIGEST) != mesh_digest(co, vi, mat, uvs)
+    return me.get(DIGEST) != mesh_digest(co, vi, mat, uvs + colors.digest_arrays(me))
 
 
 def all_objects(coll):

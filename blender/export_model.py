@@ -7,6 +7,7 @@ import os
 import bpy
 import numpy as np
 
+from . import colors
 from . import materials as materials_
 from .animation import animations_from_blender
 from .common import (EXTRAS, FULL_NAME, KIND, MATERIAL, MOTION_FILES, NODE, SOURCE, all_objects, hangar_lib, mesh_changed,
@@ -53,8 +54,12 @@ def mesh_from_blender(hangar, ob, materials, mat_index, output):
                 materials.append(hangar.Material(name=final, extras=extras))
             mi = mat_index[name]
         prims.append(hangar.Primitive(indices=sel, material=mi))
+    # Colour attributes named by role (col, multimatsmooth..dirt, ...) are the mesh's colour sets.
+    roles = colors.roles_in(me)
+    sets = colors.color_sets(me, roles) or []
     return hangar.Mesh(name=me.name, positions=pts_from_blender(co.reshape(-1, 3)),
-                       normals=pts_from_blender(nrm.reshape(-1, 3)), uvs=uvs, primitives=prims)
+                       normals=pts_from_blender(nrm.reshape(-1, 3)), uvs=uvs, primitives=prims,
+                       colors=sets, color_names=roles if sets else [])
 
 
 def object_trs(ob):
@@ -161,8 +166,16 @@ def patched_original(hangar, coll, output):
                 known[bm.name] = k
         new = mesh_from_blender(hangar, o, sc.materials, known, output)
         new.name, new.extras = old.name, old.extras
+        # The file's colour sets as painted in Blender (the attributes the import made), else as they were.
+        names = list(old.color_names) + [""] * (len(old.colors) - len(old.color_names))
+        painted = colors.color_sets(o.data, [r or f"Color{k}" for k, r in enumerate(names[:len(old.colors)])]) \
+            if len(old.colors) else None
+        if painted is not None:
+            new.colors, new.color_names = painted, old.color_names
         if len(new.positions) == len(old.positions):
-            new.colors, new.custom, new.morph_targets = old.colors, old.custom, old.morph_targets
+            if painted is None:
+                new.colors, new.color_names = old.colors, old.color_names
+            new.custom, new.morph_targets = old.custom, old.morph_targets
             new.joints, new.weights = old.joints, old.weights
         elif n.skin is not None and n.skin < len(sc.skins):
             new.joints, new.weights = weights_from_groups(o, sc.skins[n.skin], sc.nodes)

@@ -10,6 +10,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
+from . import colors
 from . import materials as materials_
 from .animation import import_animations
 from .common import (DIGEST, EXTRAS, FULL_NAME, KIND, MATERIAL, MOTION_FILES, NODE, SOURCE, hangar_lib, mesh_digest,
@@ -67,9 +68,7 @@ def build_mesh(m, materials, name):
         u = np.take(v.view(np.uint64).ravel(), tri).view(np.float32)  # a (u, v) pair one 8-byte item
         me.attributes.new(f"UVMap{k}" if k else "UVMap", "FLOAT2", "CORNER").data.foreach_set("vector", u)
         uvs.append(u)
-    for k, c in enumerate(m.colors):
-        a = me.color_attributes.new(name=f"Color{k}", type="FLOAT_COLOR", domain="POINT")
-        a.data.foreach_set("color", np.asarray(c, np.float32).ravel())
+    colors.add_color_sets(me, m)
     me.update()
     if hasattr(me, "shade_smooth"):
         me.shade_smooth()
@@ -77,7 +76,7 @@ def build_mesh(m, materials, name):
         me.polygons.foreach_set("use_smooth", np.ones(nt, bool))
     if m.normals is not None and nv:
         set_normals(me, pts_to_blender(m.normals))
-    me[DIGEST] = mesh_digest(co, tri, mat, uvs)
+    me[DIGEST] = mesh_digest(co, tri, mat, uvs + colors.digest_arrays(me))
     return me
 
 

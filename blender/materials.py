@@ -13,6 +13,7 @@ import tempfile
 import bpy
 import numpy as np
 
+from . import colors
 from .common import EXTRAS, MATERIAL
 
 TEAM = "hangar_team_colour"  # scene property: the player colour shown where an SC2 diffuse's alpha is 0
@@ -130,6 +131,8 @@ def build(hangar, bm, mt, pictures, images):
             if tint is not None and tint.type == "RGBA":
                 links.new(tex.outputs["Color"], tint)
         # occlusion: Principled has no input for it; the image stays in the tree, labelled.
+    if hangar.is_multimat(mt.name or ""):
+        colors.multimat_nodes(bm, bsdf)
 
 
 def changed_images(hangar, materials):

@@ -496,6 +496,85 @@ def camera():
     return "" if placed >= 3 else f"{placed} objects placed"
 
 
+def multimat():
+    """X4's multimat colour set arrives as Egosoft's four grey attributes, comes back from them (a layer
+    painted in Blender is the file's blue byte), and a multimat part renders in the layer its vertices
+    name (Cycles: two quads naming layers 3 and 9 show those layers' hues)."""
+    import colorsys
+    import hangar
+    import numpy as np
+    src = os.path.join(corpus, "x4/X4Reemergence-Project__detail_xl_door_l-lod0.xmf")
+    fresh()
+    bpy.ops.import_scene.hangar(filepath=src)
+    ob = next(o for o in bpy.data.objects if o.type == "MESH")
+    me = ob.data
+    names = sorted(a.name for a in me.color_attributes)
+    if names != ["col", "dirt", "multimatid", "multimatmetal", "multimatsmooth"]:
+        return f"colour attributes {names}"
+    n = len(me.vertices)
+    ids = np.empty(n * 4, np.float32)
+    me.color_attributes["multimatid"].data.foreach_get("color", ids)
+    if sorted(set(np.round(ids[0::4] * 255).astype(int).tolist())) != [4, 5]:
+        return f"layers {sorted(set(np.round(ids[0::4] * 255).astype(int).tolist()))}, the file has 4 and 5"
+    ids[0::4] = ids[1::4] = ids[2::4] = 7 / 255
+    me.color_attributes["multimatid"].data.foreach_set("color", ids)
+    me.update()
+    dst = exported("multimat", src)
+    was, now = hangar.open(src).meshes[0], hangar.open(dst).meshes[0]
+    k = was.color_names.index("multimat")
+    if now.color_names != was.color_names:
+        return f"roles {now.color_names}, the file has {was.color_names}"
+    got = np.round(np.asarray(now.colors[k]) * 255).astype(int)
+    want = np.round(np.asarray(was.colors[k]) * 255).astype(int)
+    want[:, 2] = 7
+    if len(got) != len(want) or not np.array_equal(np.sort(got, axis=0), np.sort(want, axis=0)):
+        return "the painted layer did not come back as the blue byte 7"
+    # The pixel test: the imported multimat material on two quads naming layers 3 and 9.
+    mat = next(m for m in bpy.data.materials if hangar.is_multimat(m.name))
+    sc = bpy.context.scene
+    for o in list(sc.objects):
+        bpy.data.objects.remove(o)
+    for x, layer in ((-1.0, 3), (1.0, 9)):
+        q = bpy.data.meshes.new(f"layer{layer}")
+        q.from_pydata([(x - 0.9, -0.9, 0), (x + 0.9, -0.9, 0), (x + 0.9, 0.9, 0), (x - 0.9, 0.9, 0)], [], [(0, 1, 2, 3)])
+        for name, v in (("multimatsmooth", 0.0), ("multimatmetal", 0.0), ("multimatid", layer / 255), ("dirt", 0.0)):
+            a = q.color_attributes.new(name=name, type="FLOAT_COLOR", domain="POINT")
+            a.data.foreach_set("color", [v, v, v, 1.0] * 4)
+        q.materials.append(mat)
+        sc.collection.objects.link(bpy.data.objects.new(q.name, q))
+    cam = bpy.data.objects.new("cam", bpy.data.cameras.new("cam"))
+    cam.data.type = "ORTHO"
+    cam.data.ortho_scale = 4.0
+    cam.location = (0, 0, 5)
+    sc.collection.objects.link(cam)
+    sc.camera = cam
+    world = bpy.data.worlds.new("white")
+    world.use_nodes = True
+    world.node_tree.nodes["Background"].inputs["Color"].default_value = (1, 1, 1, 1)
+    sc.world = world
+    sc.render.engine = "CYCLES"
+    sc.cycles.samples = 16
+    sc.cycles.device = "CPU"
+    sc.view_settings.view_transform = "Standard"
+    sc.render.resolution_x, sc.render.resolution_y, sc.render.resolution_percentage = 64, 32, 100
+    sc.render.image_settings.file_format = "PNG"
+    sc.render.filepath = os.path.join(out, "multimat.png")
+    bpy.ops.render.render(write_still=True)
+    img = bpy.data.images.load(sc.render.filepath)
+    px = np.empty(64 * 32 * 4, np.float32)
+    img.pixels.foreach_get(px)
+    px = px.reshape(32, 64, 4)
+    # The PNG's bytes back to linear light, where the material made the layer's hue (golden-ratio
+    # steps, colors.layer_hue); light and a white specular scale and lift the colour, keeping its hue.
+    lin = np.where(px <= 0.04045, px / 12.92, ((px + 0.055) / 1.055) ** 2.4)
+    for col, layer in ((16, 3), (48, 9)):
+        h, s, _ = colorsys.rgb_to_hsv(*lin[16, col, :3])
+        want_h = (layer * 0.618034) % 1.0
+        if s < 0.2 or min(abs(h - want_h), 1 - abs(h - want_h)) > 0.06:
+            return f"layer {layer} renders hue {h:.3f} saturation {s:.2f}, its hue is {want_h:.3f}"
+    return ""
+
+
 checks.case("camera", camera)
 checks.case("shape keys", shape_keys)
 checks.case("m3 mesh edited", lambda: mesh_edited(os.path.join(corpus, "m3/ArtemKez_testMod__Devourer_CollectionSkin_Webby.m3")))
@@ -511,4 +590,5 @@ checks.case("textures", textures)
 checks.case("retexture", retexture)
 checks.case("new material", new_material)
 checks.case("empty mesh", empty_mesh)
+checks.case("multimat", multimat)
 checks.finish()

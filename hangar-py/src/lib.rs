@@ -207,6 +207,12 @@ fn material_name(output: PathBuf, name: String) -> String {
     hangar::x4_material_name(&output, &name).unwrap_or(name)
 }
 
+/// Whether the X4 material `name` is a multimat one (its colour set `multimat` picks the layer).
+#[pyfunction]
+fn is_multimat(name: String) -> bool {
+    hangar::formats::xmf::colors::is_multimat(&name)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
@@ -220,6 +226,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(component_of, m)?)?;
     m.add_function(wrap_pyfunction!(write_textures, m)?)?;
     m.add_function(wrap_pyfunction!(material_name, m)?)?;
+    m.add_function(wrap_pyfunction!(is_multimat, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
@@ -306,6 +313,7 @@ fn scene_to_py<'py>(
             colors.append(owned_rows(py, c)?)?;
         }
         x.set_item("colors", colors)?;
+        x.set_item("color_names", v.color_names)?;
         let custom = PyList::empty(py);
         for c in v.custom {
             custom.append((c.name, owned_rows(py, c.values)?))?;
@@ -600,6 +608,9 @@ fn scene_from_py(d: &Bound<'_, PyDict>) -> PyResult<Scene> {
                 v.colors
                     .push(to_rows::<f32, 4>(&c?, &format!("{what}.colors[{k}]"))?);
             }
+        }
+        if let Some(ns) = opt_item(m, "color_names")? {
+            v.color_names = ns.extract()?;
         }
         if let Some(cs) = opt_item(m, "custom")? {
             for (k, c) in cs.try_iter()?.enumerate() {

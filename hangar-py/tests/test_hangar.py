@@ -224,3 +224,19 @@ def test_open_with_textures_decodes_the_materials_pictures():
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         assert int.from_bytes(png[16:20], "big") == 512 and int.from_bytes(png[20:24], "big") == 512
     assert hangar.open(src).pictures == {}
+
+
+def test_x4_colour_sets_carry_their_roles_there_and_back(tmp_path):
+    # The p2 door: COLOR0 the vertex colour, COLOR2 the multimat set (smoothness, metal, layer, dirt).
+    src = corpus("x4/X4Reemergence-Project__detail_xl_door_l-lod0.xmf")
+    m = hangar.open(src).meshes[0]
+    assert m.color_names == ["col", "multimat"]
+    layers = sorted(set(np.round(np.asarray(m.colors[1])[:, 2] * 255).astype(int).tolist()))
+    assert layers == [4, 5]
+    assert hangar.is_multimat("p2multimat.p2_multimat_01") and not hangar.is_multimat("p1.cockpit_glass_outside_02")
+    out = tmp_path / "door.glb"
+    hangar.write(hangar.open(src), out)
+    back = hangar.open(out).meshes[0]
+    assert back.color_names == m.color_names
+    for a, b in zip(back.colors, m.colors):
+        np.testing.assert_array_equal(np.round(np.asarray(a) * 255), np.round(np.asarray(b) * 255))

@@ -25,6 +25,7 @@ from ._native import Error
 
 __all__ = [
     "Error", "info", "validate", "convert", "open", "write", "digest", "models", "component_of", "write_textures", "material_name",
+    "is_multimat",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
 ]
@@ -110,6 +111,9 @@ class Mesh:
     tangents: Optional[np.ndarray] = None
     uvs: list = field(default_factory=list)
     colors: list = field(default_factory=list)
+    #: The role of each colour set that is shader data, not a tint (X4: "col", "multimat", "color_N";
+    #: see docs/MATERIALS.md); empty when the sets are tints.
+    color_names: list = field(default_factory=list)
     joints: Optional[np.ndarray] = None
     weights: Optional[np.ndarray] = None
     primitives: list = field(default_factory=list)
@@ -221,7 +225,7 @@ class Scene:
                       for n in self.nodes],
             "meshes": [dict(name=m.name, positions=f32(m.positions), normals=f32(m.normals),
                             tangents=f32(m.tangents), uvs=[f32(u) for u in m.uvs],
-                            colors=[f32(c) for c in m.colors],
+                            colors=[f32(c) for c in m.colors], color_names=[str(n) for n in m.color_names],
                             joints=None if m.joints is None else np.ascontiguousarray(m.joints, dtype=np.uint16),
                             weights=f32(m.weights), custom=[(n, f32(v)) for n, v in m.custom],
                             primitives=[dict(indices=np.ascontiguousarray(p.indices, dtype=np.uint32),
@@ -344,3 +348,9 @@ def material_name(output: str | PathLike[str], name: str) -> str:
     materials by ``collection.material``, so a name without a collection gets the model's; other
     names and games keep theirs."""
     return _native.material_name(fspath(output), name)
+
+
+def is_multimat(name: str) -> bool:
+    """Whether the X4 material ``name`` is a multimat one: its texture array's layer, smoothness,
+    metalness and dirt come from the mesh's ``multimat`` colour set (docs/MATERIALS.md)."""
+    return _native.is_multimat(name)

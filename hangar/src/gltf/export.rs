@@ -1,4 +1,4 @@
-use super::quantize;
+use super::{data_color_attribute, quantize};
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::{Interpolation, LightKind, Property, Role, Scene};
 use accessor::ComponentType::{I16, I8, U8};
@@ -501,14 +501,26 @@ pub fn to_gltf_with<'s>(
             };
             attributes.insert(Valid(mesh::Semantic::TexCoords(k as u32)), a);
         }
+        // A set that is shader data (it has a role) is an application attribute, kept exact: as a
+        // COLOR_n every viewer would multiply it into the base colour.
+        let mut tints = 0;
         for (k, s) in v.colors.iter().enumerate() {
             check("colors", s.len())?;
-            let bytes = match b.quantize {
-                true => quantize::colors(s),
-                false => quantize::exact_unorm8(s, false),
+            let role = v.color_names.get(k).filter(|r| !r.is_empty());
+            let bytes = match (role, b.quantize) {
+                (None, true) => quantize::colors(s),
+                (Some(_), true) => quantize::exact_unorm8(s, false).or_else(|| quantize::colors(s)),
+                (_, false) => quantize::exact_unorm8(s, false),
             };
             let a = b.unorm8_or_floats(bytes, s);
-            attributes.insert(Valid(mesh::Semantic::Colors(k as u32)), a);
+            let semantic = match role {
+                Some(r) => mesh::Semantic::Extras(data_color_attribute(r)),
+                None => {
+                    tints += 1;
+                    mesh::Semantic::Colors(tints - 1)
+                }
+            };
+            attributes.insert(Valid(semantic), a);
         }
         if let (Some(js), Some(ws)) = (&v.joints, &v.weights) {
             check("joints", js.len())?;

@@ -1,3 +1,4 @@
+use super::data_color_role;
 use crate::error::{Error, ErrorKind, Result, Warning};
 use crate::model::{self, Mesh, Primitive, Role, Scene, Vertices};
 use glam::{Quat, Vec3};
@@ -254,15 +255,33 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
             // Colours and weights read as `floats` does, not as the gltf crate scales normalized
             // bytes (times 1/255, one bit off k/255 for half of them): bytes hangar wrote from
             // k/255 read back as the very same floats.
+            let color = |a: &::gltf::Accessor<'_>| match a.dimensions() {
+                ::gltf::accessor::Dimensions::Vec3 => floats_as::<3>(a, &buffers, true)
+                    .into_iter()
+                    .map(|[r, g, b]| [r, g, b, 1.0])
+                    .collect(),
+                _ => floats_as::<4>(a, &buffers, true),
+            };
             let mut colors = Vec::new();
             while let Some(a) = attribute(::gltf::Semantic::Colors(colors.len() as u32)) {
-                colors.push(match a.dimensions() {
-                    ::gltf::accessor::Dimensions::Vec3 => floats_as::<3>(&a, &buffers, true)
-                        .into_iter()
-                        .map(|[r, g, b]| [r, g, b, 1.0])
-                        .collect(),
-                    _ => floats_as::<4>(&a, &buffers, true),
-                });
+                colors.push(color(&a));
+            }
+            // Sets that are shader data (`_X4_<ROLE>`) after the tints, in the order of their names.
+            let mut data: Vec<(String, ::gltf::Accessor<'_>)> = p
+                .attributes()
+                .filter_map(|(sem, a)| match sem {
+                    ::gltf::Semantic::Extras(name) => Some((data_color_role(&name)?, a)),
+                    _ => None,
+                })
+                .collect();
+            data.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut color_names = Vec::new();
+            if !data.is_empty() {
+                color_names = vec![String::new(); colors.len()];
+                for (role, a) in data {
+                    colors.push(color(&a));
+                    color_names.push(role);
+                }
             }
             // Every JOINTS_n/WEIGHTS_n pair; past four influences the strongest four stay.
             let mut sets: Vec<Influences> = Vec::new();
@@ -326,6 +345,7 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                     tangents,
                     uvs,
                     colors,
+                    color_names,
                     joints: joints.filter(|_| weights.is_some()),
                     weights,
                     ..Default::default()
@@ -869,6 +889,12 @@ fn merge_primitives(out: &mut Mesh, parts: Vec<Part>, shared: &[(usize, usize)])
     v.tangents = with_tangents.then(|| Vec::with_capacity(total));
     v.uvs = vec![Vec::with_capacity(total); uv_sets];
     v.colors = vec![Vec::with_capacity(total); color_sets];
+    v.color_names = parts
+        .iter()
+        .map(|p| &p.0.color_names)
+        .find(|n| n.len() == color_sets)
+        .cloned()
+        .unwrap_or_default();
     v.joints = skinned.then(|| Vec::with_capacity(total));
     v.weights = skinned.then(|| Vec::with_capacity(total));
     let mut bases = Vec::with_capacity(parts.len());

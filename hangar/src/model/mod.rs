@@ -302,6 +302,11 @@ pub struct Vertices {
     pub uvs: Vec<Vec<[f32; 2]>>,
     /// Colour sets in order, RGBA 0..1.
     pub colors: Vec<Vec<[f32; 4]>>,
+    /// The role of each colour set that is shader data rather than a tint (X4's `col`, `multimat`,
+    /// `color_2`: see docs/MATERIALS.md), one a set in the order of `colors`; empty when the sets
+    /// are tints (glTF `COLOR_n`, which viewers multiply into the base colour). A named set goes to
+    /// glTF as the application attribute `_X4_<NAME>` and comes back from it.
+    pub color_names: Vec<String>,
     /// Attributes glTF has no name for, exported as `_NAME`.
     pub custom: Vec<CustomAttribute>,
     /// Up to four joints a vertex (indices into the skin's joint list) and their weights, summing to 1.
@@ -740,6 +745,18 @@ impl Scene {
         }
         v.uvs = vec![Vec::new(); uv_sets];
         v.colors = vec![Vec::new(); color_sets];
+        // A single mesh keeps its extras (an XMF's set indices among them).
+        if let [(_, only)] = chosen.as_slice() {
+            out.extras = only.extras.clone();
+        }
+        let v = &mut out.vertices;
+        // The roles of the sets, from the first mesh that names all of them.
+        v.color_names = chosen
+            .iter()
+            .map(|(_, m)| &m.vertices.color_names)
+            .find(|n| n.len() == color_sets)
+            .cloned()
+            .unwrap_or_default();
         for &(ni, mesh) in &chosen {
             let world = self.world_matrix(ni);
             let normal_m = glam::Mat3::from_mat4(world).inverse().transpose();

@@ -158,8 +158,9 @@ fn settle(lists: [&mut Vec<Triangle<'_>>; 2]) {
 
 /// Whether `a` (with its scene's `a_materials`) draws the same triangles as `b`: the same corner
 /// positions, material names, UVs and normal directions, in any vertex or triangle order. Attributes
-/// one of them lacks (a tool that drops normals, a welded collision mesh) are not compared; vertex
-/// colours, tangents and skin weights are not compared.
+/// one of them lacks (a tool that drops normals, a welded collision mesh) are not compared; colour
+/// sets that are shader data (X4's, named by role) are compared where both carry the same roles
+/// (painting one is an edit); tints, tangents and skin weights are not compared.
 pub fn same_shape(a: &Mesh, a_materials: &[Material], b: &Mesh, b_materials: &[Material]) -> bool {
     same_skinned((a, a_materials, None), (b, b_materials, None))
 }
@@ -256,6 +257,18 @@ fn same_triangles(
         (x, y) if x == y => x,
         _ => return false,
     };
+    // Data colour sets: the same roles on both sides, each value within half a byte.
+    let data_sets = match (&va.color_names, &vb.color_names) {
+        (x, y)
+            if !x.is_empty()
+                && x == y
+                && va.colors.len() == x.len()
+                && vb.colors.len() == x.len() =>
+        {
+            x.len()
+        }
+        _ => 0,
+    };
     let normals = va.normals.as_deref().zip(vb.normals.as_deref());
     // Corners whose normal turned: Blender sets a corner of a face it cannot give a custom normal
     // (too thin) its own; a few of them are not an edit.
@@ -290,7 +303,18 @@ fn same_triangles(
                     (Some(x), Some(y)) => same_influences(x, y),
                     _ => false,
                 });
-                uv_same && skin_same
+                let colours_same = (0..data_sets).all(|s| {
+                    match (
+                        va.colors.get(s).and_then(|c| c.get(i)),
+                        vb.colors.get(s).and_then(|c| c.get(j)),
+                    ) {
+                        (Some(p), Some(q)) => {
+                            p.iter().zip(q).all(|(p, q)| (p - q).abs() <= 0.5 / 255.0)
+                        }
+                        _ => false,
+                    }
+                });
+                uv_same && skin_same && colours_same
             })
     });
     same && turned <= (ta.len() * 3).div_ceil(1000)
@@ -392,5 +416,29 @@ mod tests {
         let mut normal = a.clone();
         normal.vertices.normals = Some(vec![[0., 1., 0.]; 4]);
         assert!(!same_shape(&a, &am, &normal, &am));
+    }
+
+    #[test]
+    fn a_painted_data_colour_is_an_edit_a_dropped_one_is_not() {
+        let (mut a, am) = quad("p1.multimat");
+        a.vertices.colors = vec![vec![[214. / 255., 1.0, 13. / 255., 0.0]; 4]];
+        a.vertices.color_names = vec!["multimat".into()];
+        let mut painted = a.clone();
+        painted.vertices.colors[0][1][2] = 7. / 255.;
+        assert!(!same_shape(&a, &am, &painted, &am));
+        // A tool that kept the values (as floats) or dropped the set changed nothing.
+        let mut kept = a.clone();
+        kept.vertices.colors[0][1][2] += 0.1 / 255.;
+        assert!(same_shape(&a, &am, &kept, &am));
+        let mut dropped = a.clone();
+        dropped.vertices.colors.clear();
+        dropped.vertices.color_names.clear();
+        assert!(same_shape(&a, &am, &dropped, &am));
+        // Tints are not compared.
+        let mut tint = a.clone();
+        tint.vertices.color_names.clear();
+        let mut tint_painted = painted.clone();
+        tint_painted.vertices.color_names.clear();
+        assert!(same_shape(&tint, &am, &tint_painted, &am));
     }
 }

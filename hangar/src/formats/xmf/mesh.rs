@@ -13,6 +13,7 @@
 //! along +U (and its bitangent along -V), so tangent and sign are both negated, back and forth
 //! (measured on every corpus mesh with tangents, tests/tangents.rs and docs/CONVENTIONS.md).
 
+use super::colors;
 use super::decl::{DeclType, Usage};
 use super::*;
 use crate::error::{Error, ErrorKind, Result, Warning};
@@ -541,6 +542,10 @@ pub fn to_mesh(x: &Xmf<'_>, name: &str) -> Result<(Mesh, Vec<String>, Vec<Warnin
         }),
     );
     v.uvs = uv_sets.into_iter().map(|(_, s)| s).collect();
+    let material_names: Vec<_> = x.materials.iter().map(|m| m.name.text()).collect();
+    let material_names: Vec<&str> = material_names.iter().map(|n| n.as_ref()).collect();
+    let ids: Vec<u8> = color_sets.iter().map(|(n, _)| *n).collect();
+    v.color_names = colors::roles(&ids, &material_names);
     v.colors = color_sets.into_iter().map(|(_, s)| s).collect();
 
     // One primitive per material range; indices outside every range get a primitive of their own.
@@ -740,18 +745,21 @@ pub fn from_mesh(
         if v.tangents.is_some() {
             elements.push((DeclType::D3dColor, Usage::Tangent, 0));
         }
-        let set_ids = |key: &str, len: usize| -> Vec<u8> {
-            let given: Option<Vec<u8>> = mesh
-                .extras
+        // The indices the sets were read with, when the mesh carries them.
+        let given_ids = |key: &str, len: usize| -> Option<Vec<u8>> {
+            mesh.extras
                 .get("xmf")
                 .and_then(|x| x.get(key))
-                .and_then(|a| serde_json::from_value(a.clone()).ok());
-            given
+                .and_then(|a| serde_json::from_value::<Vec<u8>>(a.clone()).ok())
                 .filter(|g| g.len() == len)
-                .unwrap_or_else(|| (0..len as u8).collect())
         };
-        let uv_ids = set_ids("texcoord_sets", v.uvs.len());
-        let color_ids = set_ids("color_sets", v.colors.len());
+        let in_order = |len: usize| (0..len as u8).collect::<Vec<u8>>();
+        let uv_ids =
+            given_ids("texcoord_sets", v.uvs.len()).unwrap_or_else(|| in_order(v.uvs.len()));
+        // Else the colour sets take the indices their roles name.
+        let color_ids = given_ids("color_sets", v.colors.len())
+            .or_else(|| colors::ids_from_roles(&v.color_names, v.colors.len()))
+            .unwrap_or_else(|| in_order(v.colors.len()));
         elements.extend(
             uv_ids
                 .iter()

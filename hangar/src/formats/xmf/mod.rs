@@ -12,6 +12,7 @@
 //! - [`check`]: `hangar validate` rules.
 
 pub mod check;
+pub mod colors;
 pub mod decl;
 pub mod document;
 pub mod mesh;
