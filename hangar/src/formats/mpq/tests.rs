@@ -94,7 +94,8 @@ fn an_encrypted_file_reads_with_the_key_of_its_name() {
     let table = &mut bytes[pos..pos + 32];
     decrypt(table, block_table_key());
     let i = e.block as usize * 16 + 12;
-    table[i..i + 4].copy_from_slice(&(FILE_EXISTS | FILE_SINGLE_UNIT | FILE_ENCRYPTED).to_le_bytes());
+    table[i..i + 4]
+        .copy_from_slice(&(FILE_EXISTS | FILE_SINGLE_UNIT | FILE_ENCRYPTED).to_le_bytes());
     encrypt(table, block_table_key());
     let a = Archive::from_source(&bytes).unwrap();
     let e = a.find("assets/secret.txt").unwrap();
