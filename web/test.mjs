@@ -43,10 +43,6 @@ const cases = [
   { name: 'xac-xsm', files: [join(corpus, 'emfx/vic2vl__Zulu_Infantry.xac'), join(corpus, 'emfx/vic2vl__Zulu_Idle.xsm')] },
   { name: 'component-folder', folder: dropship, pick: 'arg_dropship.xml', model: join(dropship, 'arg_dropship.xml') },
 ];
-// A StarCraft II mod saved as one MPQ archive: opened as a file, listed like a folder (read in
-// slices), a model inside picked and shown as `hangar info 'ARCHIVE::path'` counts it.
-const scevo = join(corpus, 'sc2-archives/TeamKoprulu__SCEvo_Deploy/payload/Mods/SC Evolution Complete/SCEvo_CampaignMods/SCEvo_ImprovedCampaignAI.SC2Mod');
-cases.push({ name: 'sc2-archive', archive: scevo, pick: 'assets/models/beaconterran_raynor.m3', model: `${scevo}::Assets/Models/BeaconTerran_Raynor.m3` });
 for (const c of cases) c.expect = expected(c.files || [c.model]);
 
 const args = '--no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync'.split(' ');
@@ -63,8 +59,7 @@ for (const c of cases) {
     await page.goto(url, { waitUntil: 'load', timeout: 60000 });
     if (c.files) await page.setInputFiles('#open', c.files);
     else {
-      if (c.archive) await page.setInputFiles('#open', [c.archive]);
-      else await page.setInputFiles('#open-folder', c.folder);
+      await page.setInputFiles('#open-folder', c.folder);
       const sel = `#files [data-path="${c.pick}"]`;
       await page.waitForSelector(sel, { timeout: 60000 });
       if (c.name === 'component-folder') {

@@ -838,3 +838,41 @@ mod listing {
         assert!(lines.windows(2).all(|w| w[0] < w[1]));
     }
 }
+
+#[cfg(test)]
+mod archives {
+    use super::*;
+
+    /// A StarCraft II map dropped as one MPQ archive: listed like a folder (its tables read, no
+    /// file), a model inside shown, and the map checked whole as an SC2 mod.
+    #[test]
+    fn a_dropped_map_archive_is_listed_shown_and_checked() {
+        let xmf = std::fs::read("../samples/wedge-lod0.xmf").unwrap();
+        let files: Vec<(String, &[u8])> = vec![
+            ("Assets\\Models\\Wedge-lod0.xmf".into(), &xmf),
+            (
+                "Base.SC2Data\\GameData\\ActorData.xml".into(),
+                b"<Catalog><CActorUnit id=\"W\" Model=\"Assets\\Models\\Wedge-lod0.xmf\"/></Catalog>",
+            ),
+        ];
+        let map = hangar::archives::build(&files).unwrap();
+        let mut ws = Workspace::new("Wedge.SC2Map".into());
+        ws.add_bytes("Wedge.SC2Map".into(), map);
+        let Ok(mut listed) = ws.index() else {
+            panic!("the archive was not indexed")
+        };
+        assert_eq!(listed.take_paths(), "assets/models/wedge-lod0.xmf");
+        let Ok(s) = ws.show("assets/models/wedge-lod0.xmf".into(), vec![]) else {
+            panic!("not shown")
+        };
+        let meta: Value = serde_json::from_str(&s.meta()).unwrap();
+        assert_eq!(meta["info"]["vertices"], 32);
+        assert_eq!(ws.mod_kind().as_deref(), Some("sc2"));
+        let Ok(shown) = ws.check_mod() else {
+            panic!("not checked")
+        };
+        let meta: Value = serde_json::from_str(&shown.meta()).unwrap();
+        assert_eq!(meta["kind"], "sc2");
+        assert_eq!(meta["files"], 2, "{meta}");
+    }
+}

@@ -399,6 +399,7 @@ fn decompress(data: &[u8], expected: usize, at: u64, what: &str) -> Result<Vec<u
     let done = match kind {
         // Stored as it is: the compression byte is the data (as mpyq reads it).
         0x00 => return Ok(data.to_vec()),
+        0x02 if inflate_fast(body, expected, &mut out) => Ok(()),
         0x02 => {
             use flate2::{Decompress, FlushDecompress, Status};
             let mut z = Decompress::new(true);
@@ -436,6 +437,34 @@ fn decompress(data: &[u8], expected: usize, at: u64, what: &str) -> Result<Vec<u
         ));
     }
     Ok(out)
+}
+
+/// A whole zlib stream into `out` with libdeflate (1.3-1.7x faster than streaming zlib, see
+/// `xmf::mesh`), when it inflates to at most `expected` bytes; false leaves the streaming path to
+/// decide (and word the error).
+#[cfg(feature = "native")]
+fn inflate_fast(body: &[u8], expected: usize, out: &mut Vec<u8>) -> bool {
+    thread_local! {
+        static INFLATE: std::cell::RefCell<libdeflater::Decompressor> =
+            std::cell::RefCell::new(libdeflater::Decompressor::new());
+    }
+    out.resize(expected, 0);
+    let n = INFLATE.with(|d| d.borrow_mut().zlib_decompress(body, out));
+    match n {
+        Ok(n) => {
+            out.truncate(n);
+            true
+        }
+        Err(_) => {
+            out.clear();
+            false
+        }
+    }
+}
+
+#[cfg(not(feature = "native"))]
+fn inflate_fast(_: &[u8], _: usize, _: &mut Vec<u8>) -> bool {
+    false
 }
 
 /// The key of a file stored encrypted: from its name without folders, adjusted by its place.

@@ -79,3 +79,31 @@ fn names_the_game_takes_for_one_are_refused() {
     let e = build(&files).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Refused);
 }
+
+#[test]
+fn an_encrypted_file_reads_with_the_key_of_its_name() {
+    let text = b"a secret of 21 bytes!";
+    let files: Vec<(String, &[u8])> = vec![("Assets\\secret.txt".into(), text)];
+    let mut bytes = build(&files).unwrap();
+    let a = Archive::from_source(&bytes).unwrap();
+    let e = a.find("assets/secret.txt").unwrap();
+    // One sector, stored as it is (it does not shrink) behind a table of two offsets.
+    assert_eq!(e.flags, FILE_EXISTS | FILE_COMPRESS);
+    assert_eq!(e.compressed_size, 8 + 21);
+    // Encrypt the table with the key of "secret.txt" less one and the sector with the key, and
+    // mark its block so.
+    let key = hash(b"secret.txt", HashKind::Key);
+    let at = e.offset as usize;
+    encrypt(&mut bytes[at..at + 8], key.wrapping_sub(1));
+    encrypt(&mut bytes[at + 8..at + 29], key);
+    let pos = a.header.block_table_pos as usize;
+    let table = &mut bytes[pos..pos + 32];
+    decrypt(table, block_table_key());
+    let i = e.block as usize * 16 + 12;
+    table[i..i + 4].copy_from_slice(&(e.flags | FILE_ENCRYPTED).to_le_bytes());
+    encrypt(table, block_table_key());
+    let a = Archive::from_source(&bytes).unwrap();
+    let e = a.find("assets/secret.txt").unwrap();
+    assert_eq!(e.flags & FILE_ENCRYPTED, FILE_ENCRYPTED);
+    assert_eq!(a.read(&bytes, &e).unwrap(), text);
+}
