@@ -23,6 +23,7 @@ macro_rules! out {
 mod anark;
 mod args;
 mod cat;
+mod new;
 
 use args::{Cli, Command};
 
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
             report,
         } => validate(&files, json, verbose, game.as_deref(), report.as_deref()),
         Command::Cat { cmd } => cat::run(cmd),
+        Command::New { cmd } => new::run(cmd, verbose),
         Command::Convert {
             input,
             output,

@@ -24,6 +24,7 @@
 pub(crate) mod any;
 mod api;
 pub(crate) mod assemble;
+pub(crate) mod author;
 pub mod batch;
 pub(crate) mod bytes;
 pub(crate) mod check;
@@ -49,6 +50,7 @@ pub use api::{
     mod_kind_of_files, open, write_scene, ConvertOptions, Converted, Info, Link, ModCheck, ModKind,
     Opened, Pictures, Source, WriteOptions, Wrote,
 };
+pub use author::{new_ship, new_ship_with_progress, NewExtension, NewShip};
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};

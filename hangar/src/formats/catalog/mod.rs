@@ -15,7 +15,9 @@ mod write;
 pub use read::{read, read_indexed};
 pub use verify::{diagnose_line_endings, verify, Damage, Verdict, GITATTRIBUTES};
 pub use verify::{md5_hex, md5_matches, LineEndings};
-pub use write::{extract, glob_matches, pack, pack_name, safe_destination, write_index, Extracted};
+pub use write::{
+    extract, glob_matches, pack, pack_bytes, pack_name, safe_destination, write_index, Extracted,
+};
 
 /// One line of a `.cat`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
