@@ -292,18 +292,40 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
         .and_then(|c| c.attribute("ref"))
         .unwrap_or("")
         .to_lowercase();
-    // The component: through the index, else beside the macros folder.
-    let beside = macro_path
+    // The component: through the index, else beside the macros folder, by file name, then by
+    // the name inside (a mod may keep a game component's name in a file of its own).
+    let units = macro_path
         .rsplit_once('/')
         .and_then(|(d, _)| d.rsplit_once('/'))
-        .map(|(d, _)| format!("{d}/{comp_ref}.xml"))
-        .unwrap_or(format!("{comp_ref}.xml"));
+        .map_or(String::new(), |(d, _)| d.to_string());
+    let named = |p: &String| {
+        let text = read_text(&view, p)?;
+        let doc = xml::parse(&text).ok()?;
+        let found = doc.descendants().any(|c| {
+            c.has_tag_name("component")
+                && c.attribute("name")
+                    .is_some_and(|n| n.eq_ignore_ascii_case(&comp_ref))
+        });
+        drop(doc);
+        found.then_some(text)
+    };
     let component_text = components
         .iter()
         .filter(|(n, _)| *n == comp_ref)
         .flat_map(|(_, p)| p.iter().cloned())
-        .chain(std::iter::once(beside))
-        .find_map(|p| read_text(&view, &p));
+        .chain(std::iter::once(format!("{units}/{comp_ref}.xml")))
+        .find_map(|p| read_text(&view, &p))
+        .or_else(|| {
+            let prefix = format!("{units}/");
+            view.files(&units)
+                .unwrap_or_default()
+                .iter()
+                .filter(|f| {
+                    f.strip_prefix(&prefix)
+                        .is_some_and(|rest| !rest.contains('/') && rest.ends_with(".xml"))
+                })
+                .find_map(named)
+        });
 
     // Wares: the ids in use and the template's.
     let mut ware_text = None;
