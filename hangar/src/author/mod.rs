@@ -423,13 +423,24 @@ pub fn new_ship_with_progress(
 /// `con_weapon*`, `con_turret*`, `con_shield*`, `con_engine*` a slot of the ship's size; the
 /// hierarchy gives parents and offsets). `game` is where a template named by name is looked up.
 ///
-/// ```no_run
-/// let (scene, _) = hangar::open("my_ship.glb")?.to_scene()?;
-/// let mut spec = hangar::NewShip::new("extensions/my_mod/assets/units/size_m/macros/ship_x_macro.xml", "ship_my_m_01");
+/// ```
+/// // A part: any mesh (here hangar's sample wedge); hardpoints would be empties with `tags`.
+/// let (scene, _) = hangar::open("../samples/wedge-lod0.xmf")?.to_scene()?;
+/// // The template: a ship macro file (usually a game's or a mod's; here a small one).
+/// let dir = std::env::temp_dir().join("hangar-doc-new-ship");
+/// let macros = dir.join("assets/units/size_s/macros");
+/// std::fs::create_dir_all(&macros)?;
+/// let template = macros.join("ship_x_macro.xml");
+/// std::fs::write(
+///     &template,
+///     r#"<macros><macro name="ship_x_macro" class="ship_s"><component ref="ship_x"/></macro></macros>"#,
+/// )?;
+/// let mut spec = hangar::NewShip::new(template.to_string_lossy(), "ship_my_s_01");
 /// spec.name = Some("My Ship".into());
 /// let ext = hangar::new_ship(&scene, &spec, None)?;
-/// ext.write_to(std::path::Path::new("extensions/ship_my_m_01"), false)?;
-/// # Ok::<(), hangar::Error>(())
+/// assert!(ext.files().iter().any(|(p, _)| p.ends_with("index/macros.xml")));
+/// ext.write_to(&std::env::temp_dir().join("hangar-doc-ship_my_s_01"), true)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn new_ship(scene: &Scene, spec: &NewShip, game: Option<&GameView>) -> Result<NewExtension> {
     new_ship_with_progress(scene, spec, game, &|_, _| {})
