@@ -37,6 +37,7 @@ fn used_bounds(mesh: &Mesh) -> Option<([f32; 3], [f32; 3])> {
     bounds(&used)
 }
 
+#[cfg(any(feature = "native", test))]
 /// Whether `b`'s box is within `share` of `a`'s diagonal of `a`'s box on every side.
 fn same_box(a: &Mesh, b: &Mesh, share: f32) -> bool {
     let (Some((alo, ahi)), Some((blo, bhi))) = (used_bounds(a), used_bounds(b)) else {
