@@ -11,7 +11,7 @@ animation.py, materials.py, ui.py (operators, panel, menus); this file registers
 """
 import bpy
 
-from . import materials, ui
+from . import materials, newship, ui
 
 
 def register():
@@ -20,9 +20,11 @@ def register():
         bpy.utils.register_class(c)
     bpy.types.TOPBAR_MT_file_import.append(ui.menu_import)
     bpy.types.TOPBAR_MT_file_export.append(ui.menu_export)
+    newship.register()
 
 
 def unregister():
+    newship.unregister()
     bpy.types.TOPBAR_MT_file_export.remove(ui.menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(ui.menu_import)
     for c in reversed(ui.CLASSES):

@@ -181,6 +181,11 @@ pub enum Command {
         #[command(subcommand)]
         cmd: crate::cat::CatCommand,
     },
+    /// New game content from a scene: `hangar new ship SCENE --template MACRO --id ID` (an X4 ship extension).
+    New {
+        #[command(subcommand)]
+        cmd: crate::new::NewCommand,
+    },
 }
 
 /// How a glTF output is encoded.

@@ -25,6 +25,7 @@ mod args;
 mod cat;
 mod modtools;
 mod mpq;
+mod new;
 
 use args::{Cli, Command};
 
@@ -57,6 +58,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => modtools::diff(a),
         Command::Patch(a) => modtools::patch(a),
         Command::Conflicts(a) => modtools::conflicts(a),
+        Command::New { cmd } => new::run(cmd, verbose),
         Command::Convert {
             input,
             output,

@@ -136,6 +136,41 @@ fn write(
     json_text(&warnings)
 }
 
+/// A new X4 ship extension written in `directory` from a scene dict (as [`open`] gives, or built
+/// by the Blender extension), cloned from the ship macro `template` (a file, or a name found
+/// through `game`). Returns the files written.
+#[pyfunction]
+#[pyo3(signature = (scene, directory, template, ship_id, ship_name=None, description=None, lods=2, game=None, pack=false, force=false))]
+#[allow(clippy::too_many_arguments)]
+fn new_ship(
+    py: Python<'_>,
+    scene: &Bound<'_, PyDict>,
+    directory: PathBuf,
+    template: String,
+    ship_id: String,
+    ship_name: Option<String>,
+    description: Option<String>,
+    lods: u32,
+    game: Option<PathBuf>,
+    pack: bool,
+    force: bool,
+) -> PyResult<Vec<PathBuf>> {
+    let scene = scene_from_py(scene)?;
+    let mut spec = hangar::NewShip::new(template, ship_id);
+    spec.name = ship_name;
+    spec.description = description;
+    spec.lods = lods;
+    spec.pack = pack;
+    spec.folder = directory
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    py.detach(|| -> hangar::Result<Vec<PathBuf>> {
+        let view = game.as_deref().map(hangar::GameView::open).transpose()?;
+        hangar::new_ship(&scene, &spec, view.as_ref())?.write_to(&directory, force)
+    })
+    .map_err(err)
+}
+
 /// The files hangar shows in a game or mod folder (or one `.cat`): paths for `GAME::path`, sorted.
 #[pyfunction]
 fn models(py: Python<'_>, game: PathBuf) -> PyResult<Vec<String>> {
@@ -221,6 +256,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(write, m)?)?;
+    m.add_function(wrap_pyfunction!(new_ship, m)?)?;
     m.add_function(wrap_pyfunction!(digest, m)?)?;
     m.add_function(wrap_pyfunction!(models, m)?)?;
     m.add_function(wrap_pyfunction!(component_of, m)?)?;

@@ -24,6 +24,7 @@
 pub(crate) mod any;
 mod api;
 pub(crate) mod assemble;
+pub(crate) mod author;
 pub mod batch;
 pub(crate) mod bytes;
 pub(crate) mod check;
@@ -51,6 +52,7 @@ pub use api::{
     Opened, Pictures, Source, WriteOptions, Wrote,
 };
 pub use check::conflicts::{find as conflicts, Conflict};
+pub use author::{new_ship, new_ship_with_progress, NewExtension, NewShip};
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};

@@ -24,7 +24,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write", "digest", "models", "component_of", "write_textures", "material_name",
+    "Error", "info", "validate", "convert", "open", "write", "new_ship", "digest", "models", "component_of", "write_textures", "material_name",
     "is_multimat",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
@@ -319,6 +319,25 @@ def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike
     orig = fspath(original) if original is not None else None
     w = json.loads(_native.write(scene._to_native(), fspath(output), orig, patch))
     return [_warning_text(x) for x in w]
+
+
+def new_ship(scene, directory: str | PathLike[str], template: str | PathLike[str], ship_id: str,
+             ship_name: str | None = None, description: str | None = None, lods: int = 2,
+             game: str | PathLike[str] | None = None, pack: bool = False, force: bool = False) -> list[str]:
+    """Writes a new X4 ship extension into ``directory`` (its folder name is the extension's id), as
+    ``hangar new ship`` does: ``scene`` is a :class:`Scene` (what :func:`open` returns, or one built in
+    code or by the Blender extension) or the path of a glTF/GLB, following the authoring convention
+    (mesh objects are parts, empties with a ``tags`` property are connections, ``<part>-lod1`` and
+    ``<part>-collision`` children give those meshes). ``template`` is a ship macro file, or a macro
+    name found through ``game`` (a game or extension folder). LODs not given are made (``lods`` of
+    them, each at most 60% of the triangles of the one before) and a collision mesh for every part
+    not tagged ``nocollision``. A ``directory`` that holds anything is refused unless ``force``.
+    Returns the paths written."""
+    if not isinstance(scene, Scene):
+        scene = open(scene)
+    return [fspath(p) for p in _native.new_ship(
+        scene._to_native(), fspath(directory), fspath(template), ship_id, ship_name, description,
+        int(lods), fspath(game) if game is not None else None, bool(pack), bool(force))]
 
 
 def write_textures(source: str | PathLike[str], output: str | PathLike[str], edits: list) -> list[tuple[str | None, str]]:

@@ -48,7 +48,7 @@ pub fn xml_beside(dir: &Path) -> Option<PathBuf> {
 
 /// An `<offset>`: position and quaternion in the game's frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Offset {
+pub(crate) struct Offset {
     pos: [f32; 3],
     quat: [f32; 4],
 }
@@ -113,7 +113,7 @@ impl Offset {
         (Vec3::new(-x, y, z), q)
     }
 
-    pub(super) fn from_gltf(t: Vec3, q: Quat) -> Offset {
+    pub(crate) fn from_gltf(t: Vec3, q: Quat) -> Offset {
         Offset {
             pos: [-t.x, t.y, t.z],
             quat: [q.x, -q.y, -q.z, q.w],
@@ -132,7 +132,7 @@ impl Offset {
             && (qa.dot(qb).abs() - 1.0).abs() <= 1e-6
     }
 
-    pub(super) fn xml(&self, indent: &str) -> String {
+    pub(crate) fn xml(&self, indent: &str) -> String {
         let [x, y, z] = self.pos;
         let [qx, qy, qz, qw] = self.quat;
         let mut s = format!("<offset>\n{indent}\t<position x=\"{x}\" y=\"{y}\" z=\"{z}\"/>");
@@ -901,7 +901,7 @@ pub(super) fn x4(n: &Node) -> Option<&Map<String, Value>> {
 }
 
 /// A name the game takes as a part (and a file name in the data folder).
-pub(super) fn valid_part_name(s: &str) -> bool {
+pub(crate) fn valid_part_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 255
         && s.chars()

@@ -17,7 +17,8 @@ pub use verify::{diagnose_line_endings, verify, Damage, Verdict, GITATTRIBUTES};
 pub use verify::{md5_hex, md5_matches, LineEndings};
 pub(crate) use write::walk;
 pub use write::{
-    destination, extract, glob_matches, pack, pack_name, safe_destination, write_index, Extracted,
+    destination, extract, glob_matches, pack, pack_bytes, pack_name, safe_destination, write_index,
+    Extracted,
 };
 
 /// One line of a `.cat`.

@@ -18,6 +18,26 @@ pub fn write_index(cat: &Catalog) -> Vec<u8> {
     out
 }
 
+/// A catalog of files held in memory (`/`-separated paths, in the order given): the `.cat` text
+/// and the `.dat` bytes, every entry dated `mtime` (Unix seconds) so the same files give the same
+/// bytes.
+pub fn pack_bytes(files: &[(String, &[u8])], mtime: i64) -> (Vec<u8>, Vec<u8>) {
+    let mut catalog = Catalog::default();
+    let mut dat = Vec::with_capacity(files.iter().map(|f| f.1.len()).sum());
+    for (line, (path, bytes)) in files.iter().enumerate() {
+        catalog.entries.push(Entry {
+            path: path.clone(),
+            size: bytes.len() as u64,
+            mtime,
+            md5: md5_hex(bytes),
+            offset: dat.len() as u64,
+            line: line + 1,
+        });
+        dat.extend_from_slice(bytes);
+    }
+    (write_index(&catalog), dat)
+}
+
 /// The first free `PREFIXNN.cat` in `folder` (`ext_01.cat`, `subst_02.cat`, ...).
 pub fn pack_name(folder: &Path, prefix: &str) -> PathBuf {
     (1..100)

@@ -1,0 +1,138 @@
+//! `hangar new ship ...`: a ship built in Blender (or any tool) as meshes and empties becomes a
+//! whole X4 extension. The work is `hangar::new_ship`'s; this file parses arguments and prints.
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand)]
+pub enum NewCommand {
+    /// A ship you can buy in the game, from a glTF/GLB of meshes and empties and a template ship.
+    ///
+    /// The scene, as built in Blender (or any tool):
+    ///   - a mesh object is a part named after the object; its mesh is the part's lod0. Children
+    ///     named `<part>-lod1`..`-lod3` and `<part>-collision` give those meshes; LODs not given
+    ///     are made (each at most 60% of the triangles of the one before, outline kept), and a
+    ///     collision mesh is made for every part whose tags lack `nocollision`;
+    ///   - an empty with a `tags` custom property (glTF extras) is a connection named after the
+    ///     empty (`tags="weapon medium standard"`); its other string properties (`group`,
+    ///     `value`...) become the connection's attributes. An empty whose tags hold `part` is a
+    ///     part without geometry. An untagged empty named `con_weapon*`, `con_turret*`,
+    ///     `con_shield*` or `con_engine*` gets that slot's tags for the ship's size;
+    ///   - the hierarchy gives each part's and connection's `parent` and its offset.
+    ///
+    /// From the template (a ship macro file, or a macro name found through --game): the macro
+    /// (renamed, its properties and connections kept), the component's connections the scene does
+    /// not place (`space`, `position`, `container`...), the ware (price, production, owners), the
+    /// ship class and size, and a dependency on the template's extension.
+    ///
+    ///   hangar new ship my_ship.glb --template ship_arg_m_frigate_01_a_macro --game "C:/Games/X4 Foundations" --id ship_my_m_01 --name "My Frigate"
+    ///   hangar new ship my_ship.glb --template extensions/mymod/assets/units/size_m/macros/ship_x_macro.xml --id ship_my_m_01 --out extensions/ship_my_m_01
+    ///
+    /// Then `hangar validate extensions/ship_my_m_01` checks it, and the game loads it as it is.
+    #[command(verbatim_doc_comment)]
+    Ship {
+        /// The scene: a .glb or .gltf.
+        scene: PathBuf,
+        /// The ship macro to clone: a macro file, or a macro name looked up through --game.
+        #[arg(long, value_name = "MACRO")]
+        template: String,
+        /// The new component's name (letters, digits, _); the macro is ID_macro, the ware ID.
+        #[arg(long)]
+        id: String,
+        /// The ship's name in the game (default: the id).
+        #[arg(long, value_name = "TEXT")]
+        name: Option<String>,
+        /// The ship's description in the game.
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
+        /// Where a template named by name is found: a game folder (with its catalogs and
+        /// extensions) or an extension folder.
+        #[arg(long, value_name = "DIR")]
+        game: Option<PathBuf>,
+        /// LODs below lod0 made where the scene gives none (0 to 3).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=3))]
+        lods: u32,
+        /// Put everything but content.xml into ext_01.cat/.dat.
+        #[arg(long)]
+        pack: bool,
+        /// The extension folder to write (default: ./ID); its name is the extension's id.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Write into an --out folder that is not empty.
+        #[arg(long)]
+        force: bool,
+        /// Print what was written as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cmd: NewCommand, verbose: bool) -> Result<bool> {
+    let NewCommand::Ship {
+        scene,
+        template,
+        id,
+        name,
+        description,
+        game,
+        lods,
+        pack,
+        out,
+        force,
+        json,
+    } = cmd;
+    let out = out.unwrap_or_else(|| PathBuf::from(&id));
+    let folder = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .context("--out names no folder")?;
+    let opened = hangar::open(&scene)?;
+    let (model, warnings) = opened.to_scene()?;
+    crate::print_warnings(&scene, &warnings, verbose);
+    let view = game.as_deref().map(hangar::GameView::open).transpose()?;
+    let mut spec = hangar::NewShip::new(template, id);
+    spec.name = name;
+    spec.description = description;
+    spec.lods = lods;
+    spec.folder = Some(folder);
+    spec.pack = pack;
+    let bar = crate::files_bar(model.nodes.len());
+    let ext = hangar::new_ship_with_progress(&model, &spec, view.as_ref(), &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    crate::print_warnings(&scene, &ext.warnings, verbose);
+    let written = ext.write_to(&out, force)?;
+    report(&out, &written, &ext, json)?;
+    Ok(true)
+}
+
+fn report(out: &Path, written: &[PathBuf], ext: &hangar::NewExtension, json: bool) -> Result<()> {
+    if json {
+        let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "extension": out.display().to_string(),
+                "files": files,
+                "parts": ext.parts,
+                "connections": ext.connections,
+                "lods_made": ext.lods_made,
+                "collisions_made": ext.collisions_made,
+            }))?
+        );
+    } else {
+        out!(
+            "{}: {} files; {} parts, {} connections, {} LODs and {} collision meshes made",
+            out.display(),
+            written.len(),
+            ext.parts,
+            ext.connections,
+            ext.lods_made,
+            ext.collisions_made
+        );
+    }
+    Ok(())
+}

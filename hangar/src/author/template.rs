@@ -1,0 +1,384 @@
+//! The template a new ship is cloned from: a ship macro named by file or by name in a game view
+//! (a game with its extensions, or one extension), its component, its ware (plain or in a
+//! `<diff>`), the extension it came from, and the names and text pages already used there.
+
+use crate::assemble::read::find_in;
+use crate::check::xml;
+use crate::error::{Error, Result};
+use crate::vfs::GameView;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Where a template was found.
+pub(crate) struct Template {
+    pub macro_name: String,
+    /// The macro file's text.
+    pub macro_text: String,
+    /// `ship_s`, `ship_m`, `ship_l`, `ship_xl`...
+    pub class: String,
+    /// The template component's XML text, when it was found.
+    pub component_text: Option<String>,
+    /// The `<ware>` element whose `<component ref>` is the macro, as written.
+    pub ware_text: Option<String>,
+    /// The id of the extension the macro came from; none for the base game.
+    pub extension: Option<String>,
+    /// Index names (components and macros) and ware ids in use, lower case.
+    pub used: HashSet<String>,
+    /// Text pages in use.
+    pub pages: HashSet<u64>,
+}
+
+/// One index file of the view and the extension it belongs to (its folder names, lower case; none
+/// for the game's own).
+struct Owner {
+    prefix: String,
+    names: Vec<String>,
+}
+
+/// A folder of the view's root as an extension (content.xml): its names (folder, content id) and
+/// the id it goes by.
+fn extension_names(dir: &Path) -> Option<(Vec<String>, Option<String>)> {
+    let content = find_in(dir, "content.xml")?;
+    let folder = dir.file_name()?.to_string_lossy().to_lowercase();
+    let id = std::fs::read(&content)
+        .ok()
+        .and_then(|b| xml::text(&b).ok())
+        .and_then(|t| {
+            xml::parse(&t)
+                .ok()
+                .and_then(|d| d.root_element().attribute("id").map(str::to_string))
+        })
+        .filter(|i| !i.trim().is_empty());
+    let mut names = vec![folder];
+    names.extend(id.iter().map(|i| i.to_lowercase()));
+    Some((names, id))
+}
+
+/// The folder holding `file` that is an extension (has a content.xml), if any.
+fn extension_root(file: &Path) -> Option<PathBuf> {
+    let file = crate::io::canonical(file).ok()?;
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if find_in(d, "content.xml").is_some_and(|p| p.is_file()) {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn read_text(view: &GameView, path: &str) -> Option<String> {
+    let bytes = view.read(path).ok()?;
+    xml::text(&bytes).ok()
+}
+
+/// Index entries `(name, value)` of a file's text (plain or a `<diff>`).
+fn entries(text: &str) -> Vec<(String, String)> {
+    let Ok(doc) = xml::parse(text) else {
+        return Vec::new();
+    };
+    doc.descendants()
+        .filter(|e| e.has_tag_name("entry"))
+        .filter_map(|e| {
+            Some((
+                e.attribute("name")?.to_string(),
+                e.attribute("value")?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// The view paths an index value may name (`extensions\\ext\\assets\\x` -> `assets/x.xml` inside
+/// the extension `ext` when the view is that extension, else `extensions/ext/assets/x.xml`; an
+/// extension installed under another folder name than its index says is tried both ways), and
+/// the extension it names.
+fn value_path(value: &str, owner: &Owner, own: &[String]) -> (Vec<String>, Option<String>) {
+    let v = value.replace('\\', "/");
+    let v = v.trim_start_matches('/');
+    let lower = v.to_lowercase();
+    if let Some((ext, rest)) = lower
+        .strip_prefix("extensions/")
+        .and_then(|r| r.split_once('/'))
+    {
+        let rest_written = v.get(v.len() - rest.len()..).unwrap_or(rest);
+        let inside = format!("{}{rest_written}.xml", owner.prefix);
+        if owner.names.iter().chain(own).any(|n| n == ext) {
+            return (vec![inside], Some(ext.to_string()));
+        }
+        return (vec![format!("{v}.xml"), inside], Some(ext.to_string()));
+    }
+    let ext = owner.names.first().cloned();
+    (vec![format!("{}{v}.xml", owner.prefix)], ext)
+}
+
+/// The index files of the view: the game's (or the extension's own), then each extension's in
+/// `extensions/` (loose or in catalogs).
+fn owners(view: &GameView, own: &[String]) -> Vec<Owner> {
+    let mut out = vec![Owner {
+        prefix: String::new(),
+        names: own.to_vec(),
+    }];
+    let mut folders: Vec<String> = view
+        .files("extensions")
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| {
+            f.strip_prefix("extensions/")?
+                .split_once('/')
+                .map(|(e, _)| e.to_string())
+        })
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for folder in folders {
+        let prefix = format!("extensions/{folder}/");
+        let mut names = vec![folder.clone()];
+        if let Some(id) = read_text(view, &format!("{prefix}content.xml")).and_then(|t| {
+            xml::parse(&t)
+                .ok()?
+                .root_element()
+                .attribute("id")
+                .map(str::to_lowercase)
+        }) {
+            names.push(id);
+        }
+        out.push(Owner { prefix, names });
+    }
+    out
+}
+
+/// Looks the template up. `template` is a macro file, or a macro's name found through `game` (a
+/// game folder, an extension folder, a game with its extensions).
+pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> {
+    let as_file = Path::new(template);
+    let (view, root, macro_path) = if as_file.is_file() {
+        let root = extension_root(as_file);
+        let (view, inside) = match &root {
+            Some(r) => {
+                let view = GameView::open(r)?;
+                let file = crate::io::canonical(as_file).map_err(|e| Error::io(as_file, e))?;
+                let rel = file
+                    .strip_prefix(r)
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                (view, crate::vfs::normalize(&rel)?)
+            }
+            None => GameView::around(as_file).unwrap_or((
+                GameView::folder(as_file.parent().unwrap_or(Path::new(".")))?,
+                crate::vfs::normalize(
+                    &as_file
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                )?,
+            )),
+        };
+        (view, root, Some(inside))
+    } else {
+        let view = game.cloned().ok_or_else(|| {
+            Error::refused(
+                "template",
+                format!(
+                    "{template:?} is not a file: name the game or extension it is in with --game"
+                ),
+            )
+        })?;
+        (view, None, None)
+    };
+    // A game view that is itself an extension (a content.xml at its root) names itself too.
+    let root_ext = root.as_deref().and_then(extension_names).or_else(|| {
+        let text = read_text(&view, "content.xml")?;
+        let folder = Path::new(&view.label)
+            .file_name()?
+            .to_string_lossy()
+            .to_lowercase();
+        let id = xml::parse(&text)
+            .ok()?
+            .root_element()
+            .attribute("id")
+            .map(str::to_string)
+            .filter(|i| !i.trim().is_empty());
+        let mut names = vec![folder];
+        names.extend(id.iter().map(|i| i.to_lowercase()));
+        Some((names, id))
+    });
+    let own: Vec<String> = root_ext
+        .as_ref()
+        .map(|(n, _)| n.clone())
+        .unwrap_or_default();
+    let owners = owners(&view, &own);
+
+    // Every index entry and ware id in view; the macro's file and extension.
+    let mut used = HashSet::new();
+    let mut macro_found: Option<(Vec<String>, Option<String>)> = None;
+    let mut components: Vec<(String, Vec<String>)> = Vec::new();
+    let mut prefixed_ext: Option<String> = None;
+    let wanted = macro_path
+        .as_deref()
+        .and_then(|p| p.rsplit('/').next())
+        .and_then(|f| f.strip_suffix(".xml"))
+        .unwrap_or(template)
+        .to_lowercase();
+    for o in &owners {
+        for (file, macros) in [("index/macros.xml", true), ("index/components.xml", false)] {
+            let Some(text) = read_text(&view, &format!("{}{file}", o.prefix)) else {
+                continue;
+            };
+            for (name, value) in entries(&text) {
+                let lower = name.to_lowercase();
+                let (path, ext) = value_path(&value, o, &own);
+                if macros && lower == wanted {
+                    if value
+                        .replace('\\', "/")
+                        .to_lowercase()
+                        .starts_with("extensions/")
+                    {
+                        prefixed_ext = ext.clone();
+                    }
+                    if macro_found.is_none() {
+                        macro_found = Some((path.clone(), ext.clone()));
+                    }
+                }
+                if !macros {
+                    components.push((lower.clone(), path));
+                }
+                used.insert(lower);
+            }
+        }
+    }
+    let (macro_path, macro_ext) = match (macro_path, macro_found) {
+        (Some(p), found) => (vec![p], found.and_then(|f| f.1).or(prefixed_ext.clone())),
+        (None, Some((p, e))) => (p, e),
+        (None, None) => {
+            return Err(Error::refused(
+                "template",
+                format!("no macro named {template:?} in the index of {}", view.label),
+            ))
+        }
+    };
+    let (macro_path, macro_text) = macro_path
+        .iter()
+        .find_map(|p| Some((p.clone(), read_text(&view, p)?)))
+        .ok_or_else(|| {
+            Error::refused(
+                "template",
+                format!(
+                    "{} cannot be read in {}",
+                    macro_path.join(" or "),
+                    view.label
+                ),
+            )
+        })?;
+    let doc = xml::parse(&macro_text)
+        .map_err(|e| Error::refused("template", format!("{macro_path}: {}", e.message)))?;
+    let m = doc
+        .descendants()
+        .find(|e| e.has_tag_name("macro"))
+        .ok_or_else(|| Error::refused("template", format!("{macro_path} holds no <macro>")))?;
+    let class = m.attribute("class").unwrap_or("").to_string();
+    if !class.starts_with("ship_") {
+        return Err(Error::refused(
+            "template",
+            format!(
+                "{macro_path}: macro {:?} is of class {class:?}, not a ship macro (ship_s, ship_m, ship_l, ship_xl)",
+                m.attribute("name").unwrap_or("")
+            ),
+        ));
+    }
+    let macro_name = m.attribute("name").unwrap_or(&wanted).to_string();
+    let comp_ref = m
+        .children()
+        .find(|c| c.has_tag_name("component"))
+        .and_then(|c| c.attribute("ref"))
+        .unwrap_or("")
+        .to_lowercase();
+    // The component: through the index, else beside the macros folder, by file name, then by
+    // the name inside (a mod may keep a game component's name in a file of its own).
+    let units = macro_path
+        .rsplit_once('/')
+        .and_then(|(d, _)| d.rsplit_once('/'))
+        .map_or(String::new(), |(d, _)| d.to_string());
+    let named = |p: &String| {
+        let text = read_text(&view, p)?;
+        let doc = xml::parse(&text).ok()?;
+        let found = doc.descendants().any(|c| {
+            c.has_tag_name("component")
+                && c.attribute("name")
+                    .is_some_and(|n| n.eq_ignore_ascii_case(&comp_ref))
+        });
+        drop(doc);
+        found.then_some(text)
+    };
+    let component_text = components
+        .iter()
+        .filter(|(n, _)| *n == comp_ref)
+        .flat_map(|(_, p)| p.iter().cloned())
+        .chain(std::iter::once(format!("{units}/{comp_ref}.xml")))
+        .find_map(|p| read_text(&view, &p))
+        .or_else(|| {
+            let prefix = format!("{units}/");
+            view.files(&units)
+                .unwrap_or_default()
+                .iter()
+                .filter(|f| {
+                    f.strip_prefix(&prefix)
+                        .is_some_and(|rest| !rest.contains('/') && rest.ends_with(".xml"))
+                })
+                .find_map(named)
+        });
+
+    // Wares: the ids in use and the template's.
+    let mut ware_text = None;
+    for o in &owners {
+        let Some(text) = read_text(&view, &format!("{}libraries/wares.xml", o.prefix)) else {
+            continue;
+        };
+        let Ok(doc) = xml::parse(&text) else { continue };
+        for w in doc.descendants().filter(|e| e.has_tag_name("ware")) {
+            if let Some(id) = w.attribute("id") {
+                used.insert(id.to_lowercase());
+            }
+            let ours = w.children().any(|c| {
+                c.has_tag_name("component")
+                    && c.attribute("ref")
+                        .is_some_and(|r| r.eq_ignore_ascii_case(&macro_name))
+            });
+            if ours && ware_text.is_none() {
+                ware_text = text.get(w.range()).map(str::to_string);
+            }
+        }
+    }
+    // Text pages in use (English and the default language file).
+    let mut pages = HashSet::new();
+    for o in &owners {
+        for f in ["t/0001-l044.xml", "t/0001.xml"] {
+            let Some(text) = read_text(&view, &format!("{}{f}", o.prefix)) else {
+                continue;
+            };
+            let Ok(doc) = xml::parse(&text) else { continue };
+            pages.extend(
+                doc.descendants()
+                    .filter(|e| e.has_tag_name("page"))
+                    .filter_map(|e| e.attribute("id")?.trim().parse::<u64>().ok()),
+            );
+        }
+    }
+    // The extension the template came from: its content id, else the folder its own index names.
+    let extension = match (&root_ext, macro_ext) {
+        (Some((names, id)), Some(e)) if names.contains(&e) => {
+            Some(id.clone().or(prefixed_ext).unwrap_or(e))
+        }
+        (Some((_, id)), None) => id.clone().or(prefixed_ext).or(own.first().cloned()),
+        (_, e) => e,
+    };
+    Ok(Template {
+        macro_name,
+        macro_text,
+        class,
+        component_text,
+        ware_text,
+        extension,
+        used,
+        pages,
+    })
+}

@@ -1,0 +1,268 @@
+//! `hangar::new_ship` on real ships (what `../shared/acceptance/newship` does): each ship of the
+//! corpus's dropships mod read as a scene, stripped to what a modder who built it would have
+//! (parts as meshes named after the part, connections with an offset as empties carrying their XML
+//! attributes; no LODs, collision meshes, lights or hangar extras), and built again with its own
+//! macro as the template under a new id. The new extension must give back every connection and
+//! part, lod0's triangles, collision meshes, LODs, the macro, ware, index, texts and content.xml,
+//! and `hangar::check_mod` must find no error with the template mod beside it.
+
+mod common;
+use hangar::model::{Node, Scene};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const MOD: &str = "xirsoi__dropships__dropships";
+
+/// A connection as compared: tags (words), parent, position (game axes), with parts or not.
+#[derive(Debug, Clone, PartialEq)]
+struct Conn {
+    tags: Vec<String>,
+    parent: String,
+    pos: [f32; 3],
+}
+
+/// Connections of a component by key: `part:<name>` for part connections, `con:<name>` else.
+fn connections(xml: &str) -> HashMap<String, (Conn, bool)> {
+    let doc = roxmltree::Document::parse(xml).unwrap();
+    let mut out = HashMap::new();
+    for c in doc.descendants().filter(|c| c.has_tag_name("connection")) {
+        let off = c.children().find(|x| x.has_tag_name("offset"));
+        let p = off.and_then(|o| o.children().find(|x| x.has_tag_name("position")));
+        let num = |k: &str| {
+            p.and_then(|p| p.attribute(k))
+                .map_or(0.0, |v| v.trim().parse::<f32>().unwrap())
+        };
+        let mut tags: Vec<String> = c
+            .attribute("tags")
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .filter(|t| t != "part")
+            .collect();
+        tags.sort();
+        let conn = Conn {
+            tags,
+            parent: c.attribute("parent").unwrap_or("").to_lowercase(),
+            pos: [num("x"), num("y"), num("z")],
+        };
+        let parts: Vec<&str> = c
+            .descendants()
+            .filter(|x| x.has_tag_name("part"))
+            .filter_map(|x| x.attribute("name"))
+            .collect();
+        if parts.is_empty() {
+            let name = c.attribute("name").unwrap_or("").to_lowercase();
+            out.insert(format!("con:{name}"), (conn.clone(), off.is_some()));
+        }
+        for p in parts {
+            out.insert(format!("part:{}", p.to_lowercase()), (conn.clone(), true));
+        }
+    }
+    out
+}
+
+fn x4(n: &Node) -> Option<&serde_json::Map<String, Value>> {
+    n.extras.get("x4").and_then(Value::as_object)
+}
+
+/// The scene a modder would have built: parts and placed connections with their attributes.
+fn stripped(scene: &Scene, xml: &str) -> Scene {
+    let doc = roxmltree::Document::parse(xml).unwrap();
+    let attrs_of = |name: &str| -> serde_json::Map<String, Value> {
+        doc.descendants()
+            .find(|c| c.has_tag_name("connection") && c.attribute("name") == Some(name))
+            .map(|c| {
+                c.attributes()
+                    .filter(|a| a.name() != "name" && a.name() != "parent")
+                    .map(|a| (a.name().to_string(), Value::from(a.value())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let placed = |name: &str| {
+        doc.descendants().any(|c| {
+            c.has_tag_name("connection")
+                && c.attribute("name") == Some(name)
+                && c.children().any(|x| x.has_tag_name("offset"))
+        })
+    };
+    let mut out = Scene {
+        meshes: scene.meshes.clone(),
+        materials: scene.materials.clone(),
+        ..Default::default()
+    };
+    let mut new_of: HashMap<usize, usize> = HashMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let Some(m) = x4(n) else { continue };
+        let conn = m.get("connection").and_then(Value::as_str).unwrap_or("");
+        let (name, mesh) = if let Some(part) = m.get("part").and_then(Value::as_str) {
+            let lod0 = scene.nodes.iter().find(|c| {
+                c.parent == Some(i)
+                    && c.mesh.is_some()
+                    && x4(c).and_then(|x| x.get("lod")) == Some(&Value::from(0))
+            });
+            (part.to_string(), lod0.and_then(|c| c.mesh))
+        } else if !conn.is_empty() && m.contains_key("attributes") && placed(conn) {
+            (conn.to_string(), None)
+        } else {
+            continue;
+        };
+        let mut node = Node::new(name);
+        node.translation = n.translation;
+        node.rotation = n.rotation;
+        node.mesh = mesh;
+        node.extras = attrs_of(conn);
+        node.parent = n.parent.and_then(|p| new_of.get(&p).copied());
+        new_of.insert(i, out.nodes.len());
+        out.nodes.push(node);
+    }
+    out
+}
+
+fn triangles(path: &Path) -> usize {
+    let (s, _) = hangar::open(path).unwrap().to_scene().unwrap();
+    s.meshes.iter().map(|m| m.triangle_count()).sum()
+}
+
+fn text(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn dropships_rebuilt_from_their_meshes_and_empties() {
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let src = root.join("x4-mods").join(MOD);
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("newship");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(work.join("extensions")).unwrap();
+    // The template mod beside the new one, under the folder its index names.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&src, work.join("extensions/dropships")).unwrap();
+    let units = src.join("assets/units/size_m");
+    let ships = [
+        ("arg_dropship", "arg_dropship_macro"),
+        ("spl_dropship", "ship_spl_m_dropship_01_a_macro"),
+    ];
+    for (k, (comp, macro_name)) in ships.iter().enumerate() {
+        let xml_path = units.join(format!("{comp}.xml"));
+        let xml = text(&xml_path);
+        let (scene, _) = hangar::open(&xml_path).unwrap().to_scene().unwrap();
+        let authored = stripped(&scene, &xml);
+        let id = format!("{comp}_hn");
+        let folder = format!("newship_{k}");
+        let template = units.join(format!("macros/{macro_name}.xml"));
+        let mut spec = hangar::NewShip::new(template.to_string_lossy(), &id);
+        spec.name = Some(format!("Test Ship {k}"));
+        spec.folder = Some(folder.clone());
+        let ext = hangar::new_ship(&authored, &spec, None).unwrap();
+        let out = work.join("extensions").join(&folder);
+        ext.write_to(&out, false).unwrap();
+        // A second write into the same folder is refused without force.
+        assert!(ext.write_to(&out, false).is_err());
+
+        let new_xml = text(&out.join(format!("assets/units/size_m/{id}.xml")));
+        let (was, now) = (connections(&xml), connections(&new_xml));
+        let mut same = 0;
+        for (key, (c, has_offset)) in &was {
+            let Some((n, _)) = now.get(key) else {
+                panic!("{comp}: {key} missing")
+            };
+            assert_eq!(n.tags, c.tags, "{comp}: {key}");
+            assert_eq!(n.parent, c.parent, "{comp}: {key}");
+            if *has_offset {
+                for a in 0..3 {
+                    assert!(
+                        (n.pos[a] - c.pos[a]).abs() < 1e-3,
+                        "{comp}: {key} {:?} {:?}",
+                        n.pos,
+                        c.pos
+                    );
+                }
+            }
+            same += 1;
+        }
+        assert_eq!(same, was.len());
+        assert!(same > 40, "{comp}: {same} connections");
+
+        // Geometry: lod0 as the original, collision where it has one, LODs made.
+        let (od, nd) = (
+            units.join(format!("{comp}_data")),
+            out.join(format!("assets/units/size_m/{id}_data")),
+        );
+        let (mut lods, mut colls) = (0, 0);
+        for key in was.keys().filter_map(|k| k.strip_prefix("part:")) {
+            let Some(orig) = hangar_find(&od, &format!("{key}-lod0.xmf")) else {
+                continue;
+            };
+            let lod0 = hangar_find(&nd, &format!("{key}-lod0.xmf")).unwrap();
+            let t0 = triangles(&orig);
+            assert_eq!(triangles(&lod0), t0, "{comp}: {key} lod0");
+            let solid = !was[&format!("part:{key}")]
+                .0
+                .tags
+                .iter()
+                .any(|t| t == "nocollision");
+            if solid && hangar_find(&od, &format!("{key}-collision.xmf")).is_some() {
+                assert!(
+                    hangar_find(&nd, &format!("{key}-collision.xmf")).is_some(),
+                    "{comp}: {key}"
+                );
+                colls += 1;
+            }
+            if t0 >= 200 {
+                let t1 = triangles(&hangar_find(&nd, &format!("{key}-lod1.xmf")).unwrap());
+                let t2 = triangles(&hangar_find(&nd, &format!("{key}-lod2.xmf")).unwrap());
+                assert!(
+                    t1 * 10 <= t0 * 6 && t2 * 10 <= t1 * 6,
+                    "{comp}: {key} {t0} {t1} {t2}"
+                );
+                lods += 1;
+            }
+        }
+        assert!(
+            lods > 5 && colls > 5,
+            "{comp}: {lods} parts with LODs, {colls} with collision"
+        );
+
+        // Macro, ware, index, texts, content.
+        let m = text(&out.join(format!("assets/units/size_m/macros/{id}_macro.xml")));
+        assert!(
+            m.contains(&format!("name=\"{id}_macro\"")) && m.contains(&format!("ref=\"{id}\""))
+        );
+        let wares = text(&out.join("libraries/wares.xml"));
+        assert!(wares.starts_with("<?xml") && wares.contains("<add sel=\"/wares\">"));
+        assert!(wares.contains(&format!("<component ref=\"{id}_macro\"")));
+        assert!(wares.contains("<restriction licence=\"militaryship\""));
+        let idx = text(&out.join("index/components.xml"));
+        assert!(idx.contains(&format!(
+            "value=\"extensions\\{folder}\\assets\\units\\size_m\\{id}\""
+        )));
+        assert!(text(&out.join("t/0001-l044.xml")).contains(&format!(">Test Ship {k}</t>")));
+        let content = text(&out.join("content.xml"));
+        assert!(content.contains(&format!("id=\"{folder}\"")));
+        assert!(content.contains("<dependency id=\"dropships\"/>"));
+
+        let check = hangar::check_mod(&out, None).unwrap();
+        let errors: Vec<_> = check
+            .findings
+            .iter()
+            .filter(|f| f.severity == hangar::Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{comp}: {errors:#?}");
+    }
+}
+
+/// The file `name` in `dir` in any letter case.
+fn hangar_find(dir: &Path, name: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case(name))
+        })
+}
