@@ -7,11 +7,12 @@ the source path and a digest of each imported mesh: exported with no edit, the f
 byte (the library rewrites the original file); an edited mesh or a moved part is written from Blender.
 
 One concern a file: common.py (shared properties, frames, digests), import_model.py, export_model.py,
-animation.py, materials.py, ui.py (operators, panel, menus); this file registers them.
+animation.py, materials.py, ui.py (operators, panel, menus), newship.py (hardpoints and the new-ship
+export); this file registers them.
 """
 import bpy
 
-from . import materials, ui
+from . import materials, newship, ui
 
 
 def register():
@@ -20,9 +21,11 @@ def register():
         bpy.utils.register_class(c)
     bpy.types.TOPBAR_MT_file_import.append(ui.menu_import)
     bpy.types.TOPBAR_MT_file_export.append(ui.menu_export)
+    newship.register()
 
 
 def unregister():
+    newship.unregister()
     bpy.types.TOPBAR_MT_file_export.remove(ui.menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(ui.menu_import)
     for c in reversed(ui.CLASSES):
