@@ -11,6 +11,8 @@ use crate::model::{Mesh, Primitive, Vertices};
 
 /// The most triangles a LOD may keep of the level before.
 pub(crate) const LOD_RATIO: f64 = 0.6;
+/// A mesh with fewer triangles gets no LOD: drawing it costs little, and halving it breaks its shape.
+const MIN_LOD_TRIANGLES: usize = 64;
 /// What a collision mesh is simplified towards.
 const COLLISION_TRIANGLES: usize = 400;
 
@@ -100,35 +102,98 @@ fn simplified(mesh: &Mesh, ratio: f64, error: f32, lock_border: bool, sloppy: bo
 }
 
 /// The next LOD of `mesh`: at most [`LOD_RATIO`] of its triangles with the same box (within 5% of
-/// its diagonal), the outline kept when the simplifier can keep it; none when no try reaches it
-/// (a mesh of a few triangles is as simple as it gets).
-#[cfg(feature = "native")]
-pub(crate) fn next_lod(mesh: &Mesh) -> Result<Option<Mesh>> {
+/// its diagonal), the outline kept when the simplifier can keep it; else (scattered pieces such as
+/// decals, which no edge collapse reduces) its largest triangles. None below
+/// [`MIN_LOD_TRIANGLES`].
+pub(crate) fn next_lod(mesh: &Mesh) -> Option<Mesh> {
     let before = mesh.triangle_count();
-    let limit = (before as f64 * LOD_RATIO).floor() as usize;
+    if before < MIN_LOD_TRIANGLES {
+        return None;
+    }
     // Gentle first: outline locked and a small error; then freer.
-    let tries: [(f32, bool, bool); 5] = [
-        (0.01, true, false),
-        (0.05, true, false),
-        (0.05, false, false),
-        (0.2, false, false),
-        (0.05, false, true),
-    ];
-    for (error, lock, sloppy) in tries {
-        let m = simplified(mesh, 0.5, error, lock, sloppy);
-        let n = m.triangle_count();
-        if n > 0 && n <= limit && same_box(mesh, &m, 0.04) {
-            return Ok(Some(compact(m)));
+    #[cfg(feature = "native")]
+    {
+        let limit = (before as f64 * LOD_RATIO).floor() as usize;
+        for (error, lock, sloppy) in [
+            (0.01, true, false),
+            (0.05, true, false),
+            (0.05, false, false),
+            (0.2, false, false),
+            (0.05, false, true),
+        ] {
+            let m = simplified(mesh, 0.5, error, lock, sloppy);
+            let n = m.triangle_count();
+            if n > 0 && n <= limit && same_box(mesh, &m, 0.04) {
+                return Some(compact(m));
+            }
         }
     }
-    Ok(None)
+    largest_triangles(mesh, before / 2).map(compact)
 }
 
-#[cfg(not(feature = "native"))]
-pub(crate) fn next_lod(_mesh: &Mesh) -> Result<Option<Mesh>> {
-    Err(Error::unsupported(
-        "LODs are made by meshoptimizer's simplifier, which this build has not (the `native` feature): give them in the scene (`<part>-lod1`) or ask for none",
-    ))
+/// The `keep` largest triangles of `mesh` (each keeping its primitive), always with those that hold
+/// the extreme vertices, so the box stays; none when that leaves nothing out.
+fn largest_triangles(mesh: &Mesh, keep: usize) -> Option<Mesh> {
+    let p = &mesh.vertices.positions;
+    let at = |i: u32| glam::Vec3::from(p.get(i as usize).copied().unwrap_or_default());
+    // (primitive, first corner, area)
+    let mut tris: Vec<(usize, usize, f32)> = Vec::new();
+    for (k, prim) in mesh.primitives.iter().enumerate() {
+        for (c, t) in prim.indices.chunks_exact(3).enumerate() {
+            let area = (at(t[1]) - at(t[0])).cross(at(t[2]) - at(t[0])).length();
+            tris.push((k, c * 3, area));
+        }
+    }
+    if keep == 0 || keep >= tris.len() {
+        return None;
+    }
+    let (lo, hi) = used_bounds(mesh)?;
+    let corners = |t: &(usize, usize, f32)| -> Vec<[f32; 3]> {
+        mesh.primitives
+            .get(t.0)
+            .and_then(|pr| pr.indices.get(t.1..t.1 + 3))
+            .map(|c| c.iter().map(|&i| at(i).to_array()).collect())
+            .unwrap_or_default()
+    };
+    // One triangle for each side of the box: the first that touches it.
+    let mut must: Vec<usize> = Vec::new();
+    for a in 0..3 {
+        for side in [lo[a], hi[a]] {
+            if let Some(i) = tris
+                .iter()
+                .position(|t| corners(t).iter().any(|v| v[a] == side))
+            {
+                if !must.contains(&i) {
+                    must.push(i);
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..tris.len()).collect();
+    order.sort_by(|&a, &b| {
+        must.contains(&b)
+            .cmp(&must.contains(&a))
+            .then(tris[b].2.total_cmp(&tris[a].2))
+            .then(a.cmp(&b))
+    });
+    let mut chosen: Vec<usize> = order.into_iter().take(keep).collect();
+    chosen.sort_unstable();
+    let mut out = mesh.clone();
+    for prim in &mut out.primitives {
+        prim.indices.clear();
+    }
+    for i in chosen {
+        let (k, c, _) = tris[i];
+        let corners = mesh
+            .primitives
+            .get(k)
+            .and_then(|pr| pr.indices.get(c..c + 3));
+        if let (Some(dst), Some(src)) = (out.primitives.get_mut(k), corners) {
+            dst.indices.extend_from_slice(src);
+        }
+    }
+    out.primitives.retain(|p| !p.indices.is_empty());
+    Some(out)
 }
 
 /// A collision mesh for a part whose lod0 is `mesh`: positions only, simplified when lod0 is large,
@@ -281,15 +346,14 @@ mod tests {
         positions_mesh("grid", positions, indices)
     }
 
-    #[cfg(feature = "native")]
     #[test]
     fn a_lod_has_at_most_60_percent_and_the_same_box() {
         let g = grid(30);
         assert_eq!(g.triangle_count(), 1800);
-        let l1 = next_lod(&g).unwrap().unwrap();
+        let l1 = next_lod(&g).unwrap();
         assert!(l1.triangle_count() <= 1080, "{}", l1.triangle_count());
         assert!(same_box(&g, &l1, 0.001));
-        let l2 = next_lod(&l1).unwrap().unwrap();
+        let l2 = next_lod(&l1).unwrap();
         assert!(l2.triangle_count() * 10 <= l1.triangle_count() * 6);
     }
 

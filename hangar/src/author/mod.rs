@@ -172,7 +172,7 @@ fn part_files(part: &scene::Part, scene: &Scene, lods: u32) -> Result<PartFiles>
         let made = match given {
             Some(m) => Some(m),
             None => {
-                let next = lod::next_lod(&before)?;
+                let next = lod::next_lod(&before);
                 if next.is_some() {
                     out.lods_made += 1;
                 }
@@ -433,4 +433,98 @@ pub fn new_ship_with_progress(
 /// ```
 pub fn new_ship(scene: &Scene, spec: &NewShip, game: Option<&GameView>) -> Result<NewExtension> {
     new_ship_with_progress(scene, spec, game, &|_, _| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Node;
+
+    /// An extension folder holding one macro of `class` named `m_macro` (component `m`).
+    fn template_mod(test: &str, class: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hangar-author-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let macros = dir.join("assets/units/size_m/macros");
+        std::fs::create_dir_all(&macros).unwrap();
+        std::fs::write(dir.join("content.xml"), "<content id=\"tmod\"/>").unwrap();
+        std::fs::write(
+            macros.join("m_macro.xml"),
+            format!("<macros><macro name=\"m_macro\" class=\"{class}\"><component ref=\"m\"/><properties><identification name=\"{{1,1}}\"/></properties></macro></macros>"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.join("index")).unwrap();
+        std::fs::write(
+            dir.join("index/macros.xml"),
+            "<diff><add sel=\"/index\"><entry name=\"m_macro\" value=\"extensions\\tmod\\assets\\units\\size_m\\macros\\m_macro\"/><entry name=\"taken\" value=\"x\"/></add></diff>",
+        )
+        .unwrap();
+        macros.join("m_macro.xml")
+    }
+
+    fn one_part() -> Scene {
+        let mut s = Scene {
+            meshes: vec![lod::positions_mesh(
+                "m",
+                vec![
+                    [0.0, 0.0, 0.0],
+                    [1.0, 0.0, 0.0],
+                    [0.0, 1.0, 0.0],
+                    [0.0, 0.0, 1.0],
+                ],
+                vec![0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2],
+            )],
+            ..Default::default()
+        };
+        let mut n = Node::new("hull");
+        n.mesh = Some(0);
+        s.nodes.push(n);
+        s
+    }
+
+    #[test]
+    fn bad_templates_and_taken_ids_are_refused() {
+        let weapon = template_mod("weapon", "weapon");
+        let e = new_ship(
+            &one_part(),
+            &NewShip::new(weapon.to_string_lossy(), "a"),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("not a ship macro"), "{e}");
+        let ship = template_mod("ship", "ship_m");
+        let e = new_ship(
+            &one_part(),
+            &NewShip::new(ship.to_string_lossy(), "taken"),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("already used"), "{e}");
+        let e = new_ship(
+            &one_part(),
+            &NewShip::new(ship.to_string_lossy(), "bad id"),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("not an id"), "{e}");
+        let ext = new_ship(
+            &one_part(),
+            &NewShip::new(ship.to_string_lossy(), "fresh"),
+            None,
+        )
+        .unwrap();
+        let names: Vec<String> = ext
+            .files()
+            .iter()
+            .map(|f| f.0.display().to_string())
+            .collect();
+        assert_eq!(names.len(), 9, "{names:?}");
+        assert!(names.contains(&"assets/units/size_m/fresh_data/hull-collision.xmf".to_string()));
+        let content = &ext.files().last().unwrap().1;
+        assert!(String::from_utf8_lossy(content).contains("<dependency id=\"tmod\"/>"));
+        let out = ship.parent().unwrap().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("x"), "").unwrap();
+        assert!(ext.write_to(&out, false).is_err());
+        assert_eq!(ext.write_to(&out, true).unwrap().len(), 9);
+    }
 }
