@@ -7,7 +7,8 @@ the source path and a digest of each imported mesh: exported with no edit, the f
 byte (the library rewrites the original file); an edited mesh or a moved part is written from Blender.
 
 One concern a file: common.py (shared properties, frames, digests), import_model.py, export_model.py,
-animation.py, materials.py, ui.py (operators, panel, menus); this file registers them.
+animation.py, materials.py, ui.py (operators, panel, menus), newship.py (hardpoints and the new-ship
+export); this file registers them.
 """
 import bpy
 

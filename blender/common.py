@@ -37,6 +37,13 @@ EXTS = ".xml;.xmf;.m3;.m3a;.xac;.xsm;.xpm;.ani;.bsg;.glb;.gltf"
 MOTIONS = (".xsm", ".xpm", ".m3a")
 
 
+class SidebarPanel:
+    """Where hangar's panels are: the 3D view's sidebar, its hangar tab."""
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "hangar"
+
+
 def hangar_lib():
     import hangar  # the wheel shipped in the extension
 

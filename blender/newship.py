@@ -1,53 +1,88 @@
-"""A new X4 ship from Blender: Add > hangar > X4 hardpoint (an empty with a `tags` property, drawn as an
-arrow along the direction the game mounts it) and File > Export > "X4 ship, new (hangar)", which writes
-the same extension as `hangar new ship`. The scene's mesh objects are parts, empties with `tags` are
-connections, `<part>-lod1` / `<part>-collision` children give those meshes (the authoring convention of
-the library, which does all the work)."""
+"""A new X4 ship made in Blender: Add > hangar > X4 hardpoint (an empty drawn as an arrow along the
+direction the game mounts what it holds, with its `tags`), the hardpoint's properties in the hangar
+sidebar tab, and File > Export > "X4 ship, new (hangar)", which hands the objects to the library's
+`hangar.new_ship` as the authoring convention reads them:
+
+- a mesh object is a part named after it (its mesh, modifiers applied, is lod0); mesh children named
+  `<part>-lod1..3` / `<part>-collision` give those meshes;
+- an empty with a `tags` custom property is a connection named after it; its other string custom
+  properties (`group`, `value`, ...) are the connection's attributes; an empty without tags only
+  groups what it holds;
+- the hierarchy gives parents and offsets.
+
+Axes: hangar's import turns X4 (+Y up, +Z forward, left-handed) into Blender's +Z up with X4's +Z
+forward along Blender's -Y of the object. An arrow empty draws along its own +Z, so a hardpoint is made
+turned +90 degrees about X (its arrow along -Y: where a weapon fires); on export, an arrow empty's
+frame is turned back, so that its arrow is the game's mount direction (+Z of the connection)."""
 import math
 import os
+import re
+import time
+from types import SimpleNamespace
 
 import bpy
-from bpy.props import EnumProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, IntProperty, StringProperty, BoolProperty
 from mathutils import Matrix
 
-from .common import hangar_lib, trs_from_blender
+from .common import EXTRAS, SidebarPanel, hangar_lib, trs_from_blender
 from .export_model import mesh_from_blender
 
-KINDS = [(k, k, f"a {k} slot") for k in
-         ("weapon", "turret", "shield", "engine", "dock", "cockpit", "storage", "countermeasures")]
-SIZES = [(s, s, f"{s} slot") for s in ("small", "medium", "large", "extralarge")]
-ARROW = "hangar_arrow"  # on an empty the operator made: its arrow (local +Z) is the mount's forward
-# The game mounts along its +Z, Blender's -Y: the arrow (local +Z) is turned onto it.
-TO_ARROW = Matrix.Rotation(math.pi / 2, 4, "X")
+TAGS = "tags"
+
+KINDS = ("weapon", "turret", "shield", "engine", "dock", "cockpit", "storage", "countermeasures")
+SIZES = ("small", "medium", "large", "extralarge")
+
+# The game's tags of a slot of each kind (as vanilla ships write them); cockpits, storage and
+# countermeasures take no size.
+TAG_FORMS = {
+    "weapon": "weapon {size} standard",
+    "turret": "turret {size} standard",
+    "shield": "{size} shield",
+    "engine": "engine {size}",
+    "dock": "dockingbay {size}",
+    "cockpit": "cockpit",
+    "storage": "storage",
+    "countermeasures": "countermeasures",
+}
+
+# An arrow empty's +Z (its arrow) is the connection's +Z (the mount direction), which hangar shows
+# along Blender's -Y: the connection's frame is the empty's turned by -90 degrees about X.
+ARROW_TO_MOUNT = Matrix.Rotation(-math.pi / 2, 4, "X")
 
 
-def default_tags(kind, size):
-    return {"weapon": f"weapon {size} standard", "turret": f"turret {size} standard",
-            "shield": f"shield {size} standard", "engine": f"engine {size}"}.get(kind, f"{kind} {size}")
+def hardpoint_tags(kind, size):
+    return TAG_FORMS[kind].format(size=size)
+
+
+def is_arrow(ob):
+    return ob.type == "EMPTY" and ob.empty_display_type == "SINGLE_ARROW"
+
+
+def free_name(kind):
+    """con_<kind>_NN, the first number no object has."""
+    n = 1
+    while f"con_{kind}_{n:02d}" in bpy.data.objects:
+        n += 1
+    return f"con_{kind}_{n:02d}"
 
 
 class HANGAR_OT_x4_hardpoint_add(bpy.types.Operator):
-    """Add an X4 hardpoint: an empty whose `tags` name the slot, drawn as an arrow along the direction the
-    game mounts it (edit the tags in the sidebar's hangar tab)"""
+    """Add an X4 hardpoint: an empty drawn as an arrow along the direction the game mounts the weapon,
+    turret, shield or engine (forward: Blender's -Y), with the slot's tags"""
     bl_idname = "hangar.x4_hardpoint_add"
     bl_label = "X4 hardpoint"
     bl_options = {"REGISTER", "UNDO"}
-    kind: EnumProperty(name="Kind", items=KINDS, default="weapon")
-    size: EnumProperty(name="Size", items=SIZES, default="medium")
+    kind: EnumProperty(name="Kind", items=[(k, k.capitalize(), f"a {k} slot") for k in KINDS], default="weapon")
+    size: EnumProperty(name="Size", items=[(s, s.capitalize(), f"{s} equipment") for s in SIZES], default="medium")
 
     def execute(self, context):
-        base = f"con_{self.kind}"
-        n = 1
-        while f"{base}_{n:02d}" in bpy.data.objects:
-            n += 1
-        ob = bpy.data.objects.new(f"{base}_{n:02d}", None)
+        ob = bpy.data.objects.new(free_name(self.kind), None)
         ob.empty_display_type = "SINGLE_ARROW"
         ob.empty_display_size = 2.0
         ob.location = context.scene.cursor.location
-        ob.matrix_basis = Matrix.Translation(ob.location) @ TO_ARROW
-        ob["tags"] = default_tags(self.kind, self.size)
-        ob[ARROW] = 1
-        context.collection.objects.link(ob)
+        ob.rotation_euler = (math.pi / 2, 0.0, 0.0)
+        ob[TAGS] = hardpoint_tags(self.kind, self.size)
+        (context.collection or context.scene.collection).objects.link(ob)
         for o in context.selected_objects:
             o.select_set(False)
         ob.select_set(True)
@@ -55,75 +90,176 @@ class HANGAR_OT_x4_hardpoint_add(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class VIEW3D_PT_hangar_hardpoint(SidebarPanel, bpy.types.Panel):
+    """The active empty's connection: its tags and other attributes, editable"""
+    bl_label = "X4 connection"
+
+    @classmethod
+    def poll(cls, context):
+        ob = context.active_object
+        return ob is not None and ob.type == "EMPTY"
+
+    def draw(self, context):
+        ob = context.active_object
+        col = self.layout.column()
+        if TAGS not in ob:
+            col.label(text="no tags: a group, not a connection")
+            col.operator(HANGAR_OT_x4_tags_add.bl_idname)
+            return
+        for key in attributes(ob):
+            col.prop(ob, f'["{key}"]', text=key)
+
+
+class HANGAR_OT_x4_tags_add(bpy.types.Operator):
+    """Make the active empty a connection: give it a tags property to fill in"""
+    bl_idname = "hangar.x4_tags_add"
+    bl_label = "Add tags"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        ob = context.active_object
+        if ob is None:
+            return {"CANCELLED"}
+        ob[TAGS] = ""
+        return {"FINISHED"}
+
+
+def attributes(ob):
+    """The object's string custom properties the connection carries, `tags` first."""
+    keys = [k for k, v in ob.items() if isinstance(v, str) and not k.startswith("hangar_") and k != EXTRAS]
+    return sorted(keys, key=lambda k: k != TAGS)
+
+
+def in_parent_order(obs):
+    """The objects with each one's nearest kept ancestor before it."""
+    kept = {o.name for o in obs}
+    out, seen = [], set()
+
+    def visit(o):
+        if o.name in seen:
+            return
+        seen.add(o.name)
+        p = kept_parent(o, kept)
+        if p is not None:
+            visit(p)
+        out.append(o)
+
+    for o in sorted(obs, key=lambda o: o.name):
+        visit(o)
+    return out
+
+
+def kept_parent(ob, kept):
+    p = ob.parent
+    while p is not None and p.name not in kept:
+        p = p.parent
+    return p
+
+
+def frame(ob):
+    """The object's world frame as the connection's: an arrow empty's turned so its arrow is +Z."""
+    m = ob.matrix_world.copy()
+    return m @ ARROW_TO_MOUNT if is_arrow(ob) else m
+
+
 def ship_scene(hangar, context, output):
-    """The scene's objects as the library's neutral scene, by the authoring convention."""
-    obs = [o for o in context.scene.objects if o.type in ("MESH", "EMPTY")]
-    where = {o.name: k for k, o in enumerate(obs)}
+    """The neutral scene (glTF's frame) of the scene's meshes and empties, as hangar.new_ship reads it."""
+    obs = in_parent_order([o for o in context.scene.objects if o.type in ("MESH", "EMPTY")])
+    kept = {o.name for o in obs}
+    index = {o.name: k for k, o in enumerate(obs)}
+    deps = context.evaluated_depsgraph_get()
     sc = hangar.Scene(name=context.scene.name)
     mat_index = {}
     for o in obs:
-        basis = o.matrix_parent_inverse @ o.matrix_basis if o.parent else o.matrix_basis
-        if o.get(ARROW):
-            basis = basis @ TO_ARROW.inverted()
-        loc, q, s = basis.decompose()
+        p = kept_parent(o, kept)
+        local = frame(p).inverted_safe() @ frame(o) if p is not None else frame(o)
+        loc, q, s = local.decompose()
         t, r, sc_ = trs_from_blender(tuple(loc), tuple(q), tuple(s))
-        extras = {k: v for k, v in o.items() if isinstance(v, str) and not k.startswith("hangar")}
-        node = hangar.Node(name=o.name, translation=t, rotation=r, scale=sc_,
-                           parent=where.get(o.parent.name) if o.parent else None, extras=extras)
-        if o.type == "MESH" and o.data is not None and len(o.data.polygons):
-            node.mesh = len(sc.meshes)
-            sc.meshes.append(mesh_from_blender(hangar, o, sc.materials, mat_index, output))
+        node = hangar.Node(name=o.name, parent=index[p.name] if p is not None else None, translation=t,
+                           rotation=r, scale=sc_, extras={k: o[k] for k in attributes(o)})
+        if o.type == "MESH":
+            ev = o.evaluated_get(deps)
+            me = ev.to_mesh()
+            try:
+                if len(me.polygons):
+                    node.mesh = len(sc.meshes)
+                    sc.meshes.append(mesh_from_blender(hangar, SimpleNamespace(data=me), sc.materials, mat_index,
+                                                       output))
+                    sc.meshes[-1].name = o.data.name
+            finally:
+                ev.to_mesh_clear()
         sc.nodes.append(node)
     return sc
 
 
+def valid_id(text):
+    return re.fullmatch(r"[A-Za-z0-9_]+", text or "") is not None
+
+
 class EXPORT_SCENE_OT_hangar_x4_ship(bpy.types.Operator):
-    """Write the scene as a new X4 ship extension (a folder the game loads): the meshes as parts, the
-    hardpoints as connections, macro, ware and texts cloned from a template ship"""
+    """Write the scene's meshes (parts) and hardpoint empties as a new X4 ship: a whole extension the
+    game loads as it is (component, LODs, collision meshes, macro and ware cloned from a template ship,
+    index entries, texts, content.xml)"""
     bl_idname = "export_scene.hangar_x4_ship"
     bl_label = "Export X4 ship (hangar)"
     directory: StringProperty(name="Extension folder", subtype="DIR_PATH",
-                              description="The extension folder to write (its name is the extension's id)")
-    template: StringProperty(name="Template", description="A ship macro file, or a macro name found in the game folder")
-    game: StringProperty(name="Game folder", subtype="DIR_PATH", description="Where a template named by name is found")
-    ship_id: StringProperty(name="Id", default="ship_my_m_01", description="The component's name (letters, digits, _)")
-    ship_name: StringProperty(name="Name", description="The ship's name in the game")
-    description: StringProperty(name="Description")
-    lods: IntProperty(name="LODs", default=2, min=0, max=3, description="LODs made below lod0")
+                              description="The extension folder to write; its name is the extension's id")
+    filter_folder: BoolProperty(default=True, options={"HIDDEN"})
+    template: StringProperty(name="Template", description="The ship macro to clone: a macro file "
+                             "(…/macros/ship_…_macro.xml), or a macro name found in the game folder")
+    game: StringProperty(name="Game folder", subtype="DIR_PATH",
+                         description="Where a template named by name is found: the game (with its catalogs and "
+                                     "extensions) or an extension folder")
+    ship_id: StringProperty(name="Id", description="The new component's name (letters, digits, _); the macro is "
+                            "ID_macro, the ware ID", default="ship_my_m_01")
+    ship_name: StringProperty(name="Name", description="The ship's name in the game (default: the id)")
+    description: StringProperty(name="Description", description="The ship's description in the game")
+    lods: IntProperty(name="LODs", description="LODs made below lod0 where the scene gives none", default=2,
+                      min=0, max=3)
+    pack: BoolProperty(name="Pack", description="Everything but content.xml in ext_01.cat/.dat")
+    force: BoolProperty(name="Write into a folder that is not empty", default=False)
 
     def invoke(self, context, event):
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
+    def draw(self, context):
+        col = self.layout.column()
+        for p in ("template", "game", "ship_id", "ship_name", "description", "lods", "pack", "force"):
+            col.prop(self, p)
+
     def execute(self, context):
+        if not self.directory or not self.template:
+            self.report({"ERROR"}, "name the extension folder to write and the template ship macro")
+            return {"CANCELLED"}
+        if not valid_id(self.ship_id):
+            self.report({"ERROR"}, f"{self.ship_id!r} is not an id the game takes (letters, digits and _)")
+            return {"CANCELLED"}
+        hangar = hangar_lib()
+        out = os.path.normpath(os.path.abspath(bpy.path.abspath(self.directory)))
+        wm = context.window_manager
+        t = time.perf_counter()
+        wm.progress_begin(0, 100)
         try:
-            hangar = hangar_lib()
-            directory = os.path.abspath(bpy.path.abspath(self.directory)).rstrip("/\\")
-            sc = ship_scene(hangar, context, os.path.join(directory, self.ship_id + ".xml"))
+            scene = ship_scene(hangar, context, out)
             game = os.path.abspath(bpy.path.abspath(self.game)) if self.game else None
-            written = hangar.new_ship(sc, directory, bpy.path.abspath(self.template), self.ship_id,
-                                      ship_name=self.ship_name or None, description=self.description or None,
-                                      lods=self.lods, game=game, force=True)
+            template = self.template
+            if os.path.isfile(bpy.path.abspath(template)):
+                template = os.path.abspath(bpy.path.abspath(template))
+
+            def progress(done, total):
+                wm.progress_update(int(100 * done / max(total, 1)))
+
+            written = hangar.new_ship(scene, out, template, self.ship_id, ship_name=self.ship_name or None,
+                                      description=self.description or None, lods=self.lods, game=game,
+                                      pack=self.pack, force=self.force, progress=progress)
         except Exception as e:  # hangar.Error and Blender's own
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        self.report({"INFO"}, f"wrote {len(written)} files in {directory}")
+        finally:
+            wm.progress_end()
+        self.report({"INFO"}, f"wrote {out}: {len(written)} files in {time.perf_counter() - t:.2f} s")
         return {"FINISHED"}
-
-
-class VIEW3D_PT_hangar_x4_ship(bpy.types.Panel):
-    """The active object's X4 connection tags, editable"""
-    bl_label = "X4 ship"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "hangar"
-
-    def draw(self, context):
-        col = self.layout.column()
-        col.operator_menu_enum(HANGAR_OT_x4_hardpoint_add.bl_idname, "kind", text="Add X4 hardpoint")
-        ob = context.active_object
-        if ob is not None and "tags" in ob:
-            col.prop(ob, '["tags"]', text="tags")
 
 
 class VIEW3D_MT_hangar_add(bpy.types.Menu):
@@ -142,8 +278,8 @@ def menu_export(self, context):
     self.layout.operator(EXPORT_SCENE_OT_hangar_x4_ship.bl_idname, text="X4 ship, new (hangar)")
 
 
-CLASSES = (HANGAR_OT_x4_hardpoint_add, EXPORT_SCENE_OT_hangar_x4_ship, VIEW3D_PT_hangar_x4_ship,
-           VIEW3D_MT_hangar_add)
+CLASSES = (HANGAR_OT_x4_hardpoint_add, HANGAR_OT_x4_tags_add, VIEW3D_PT_hangar_hardpoint,
+           EXPORT_SCENE_OT_hangar_x4_ship, VIEW3D_MT_hangar_add)
 
 
 def register():

@@ -9,7 +9,8 @@ from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from . import materials as materials_
-from .common import DIGEST, EXTRAS, EXTS, FULL_NAME, KIND, MOTIONS, SOURCE, hangar_lib, mesh_changed, source_collection
+from .common import (DIGEST, EXTRAS, EXTS, FULL_NAME, KIND, MOTIONS, SOURCE, SidebarPanel, hangar_lib, mesh_changed,
+                     source_collection)
 from .export_model import export_file
 from .import_model import import_file
 
@@ -140,12 +141,9 @@ class EXPORT_SCENE_OT_hangar(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
-class VIEW3D_PT_hangar(bpy.types.Panel):
+class VIEW3D_PT_hangar(SidebarPanel, bpy.types.Panel):
     """What the game needs of the active object that Blender does not show"""
     bl_label = "hangar"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "hangar"
 
     def draw(self, context):
         ob = context.active_object

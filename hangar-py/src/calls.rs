@@ -142,3 +142,80 @@ pub fn models(game: &Path) -> Result<Vec<String>> {
 pub fn component_of(folder: &Path) -> Option<PathBuf> {
     hangar::component_of(folder)
 }
+
+/// What `hangar.new_ship` asks for, as `hangar new ship` takes it.
+pub struct NewShipArgs {
+    pub directory: PathBuf,
+    pub spec: hangar::NewShip,
+    pub game: Option<PathBuf>,
+    pub force: bool,
+}
+
+/// `hangar new ship`: the extension made from `scene` (or the glTF `path` names) and written whole
+/// under `directory` (its name is the extension's id). The work runs on a thread of its own while
+/// the calling thread hands `progress(done, total)` on, so a caller whose interface lives on one
+/// thread (Blender) can show it; after an error `progress` returns, nothing is written.
+/// Returns the paths written and the warnings.
+pub fn new_ship<E>(
+    scene: Option<Scene>,
+    path: Option<&Path>,
+    mut args: NewShipArgs,
+    progress: &mut dyn FnMut(usize, usize) -> std::result::Result<(), E>,
+) -> std::result::Result<(Vec<PathBuf>, Vec<Warning>), NewShipError<E>> {
+    let (scene, mut warnings) = match (scene, path) {
+        (Some(s), _) => (s, Vec::new()),
+        (None, Some(p)) => hangar::open(p)?.to_scene()?,
+        (None, None) => return Err(hangar::Error::refused("scene", "no scene given").into()),
+    };
+    let folder = args
+        .directory
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    args.spec.folder = args.spec.folder.or(folder);
+    let view = args
+        .game
+        .as_deref()
+        .map(hangar::GameView::open)
+        .transpose()?;
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, usize)>();
+    let (made, stopped) = std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            hangar::new_ship_with_progress(&scene, &args.spec, view.as_ref(), &|done, total| {
+                let _ = tx.send((done, total));
+            })
+        });
+        let mut stopped = None;
+        for (done, total) in rx {
+            if stopped.is_none() {
+                stopped = progress(done, total).err();
+            }
+        }
+        (worker.join(), stopped)
+    });
+    if let Some(e) = stopped {
+        return Err(NewShipError::Stopped(e));
+    }
+    let ext = made.map_err(|_| {
+        hangar::Error::new(
+            hangar::ErrorKind::Invalid,
+            None,
+            "",
+            "new ship: the work stopped",
+        )
+    })??;
+    warnings.extend(ext.warnings.iter().cloned());
+    let written = ext.write_to(&args.directory, args.force)?;
+    Ok((written, warnings))
+}
+
+/// Why [`new_ship`] failed: the library's error, or the one the progress callback gave.
+pub enum NewShipError<E> {
+    Hangar(hangar::Error),
+    Stopped(E),
+}
+
+impl<E> From<hangar::Error> for NewShipError<E> {
+    fn from(e: hangar::Error) -> Self {
+        NewShipError::Hangar(e)
+    }
+}

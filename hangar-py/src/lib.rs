@@ -136,41 +136,6 @@ fn write(
     json_text(&warnings)
 }
 
-/// A new X4 ship extension written in `directory` from a scene dict (as [`open`] gives, or built
-/// by the Blender extension), cloned from the ship macro `template` (a file, or a name found
-/// through `game`). Returns the files written.
-#[pyfunction]
-#[pyo3(signature = (scene, directory, template, ship_id, ship_name=None, description=None, lods=2, game=None, pack=false, force=false))]
-#[allow(clippy::too_many_arguments)]
-fn new_ship(
-    py: Python<'_>,
-    scene: &Bound<'_, PyDict>,
-    directory: PathBuf,
-    template: String,
-    ship_id: String,
-    ship_name: Option<String>,
-    description: Option<String>,
-    lods: u32,
-    game: Option<PathBuf>,
-    pack: bool,
-    force: bool,
-) -> PyResult<Vec<PathBuf>> {
-    let scene = scene_from_py(scene)?;
-    let mut spec = hangar::NewShip::new(template, ship_id);
-    spec.name = ship_name;
-    spec.description = description;
-    spec.lods = lods;
-    spec.pack = pack;
-    spec.folder = directory
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
-    py.detach(|| -> hangar::Result<Vec<PathBuf>> {
-        let view = game.as_deref().map(hangar::GameView::open).transpose()?;
-        hangar::new_ship(&scene, &spec, view.as_ref())?.write_to(&directory, force)
-    })
-    .map_err(err)
-}
-
 /// The files hangar shows in a game or mod folder (or one `.cat`): paths for `GAME::path`, sorted.
 #[pyfunction]
 fn models(py: Python<'_>, game: PathBuf) -> PyResult<Vec<String>> {
@@ -248,6 +213,59 @@ fn is_multimat(name: String) -> bool {
     hangar::formats::xmf::colors::is_multimat(&name)
 }
 
+/// `hangar new ship`: a ship built as meshes and empties (`scene`, a dict as [`open`] gives, or
+/// `path`, a glTF) becomes an X4 extension written under `directory`, cloned from `template` (a
+/// ship macro file, or a macro name found through `game`). `progress(done, total)` is called on
+/// this thread as parts are made; after an exception it raises, nothing is
+/// written. Returns the paths written and the warnings as JSON text.
+#[pyfunction]
+#[pyo3(signature = (scene, path, directory, template, ship_id, ship_name=None, description=None, lods=2, game=None, pack=false, force=false, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn new_ship(
+    py: Python<'_>,
+    scene: Option<&Bound<'_, PyDict>>,
+    path: Option<PathBuf>,
+    directory: PathBuf,
+    template: String,
+    ship_id: String,
+    ship_name: Option<String>,
+    description: Option<String>,
+    lods: u32,
+    game: Option<PathBuf>,
+    pack: bool,
+    force: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Vec<PathBuf>, String)> {
+    if lods > 3 {
+        return Err(err(format!("lods={lods}: 0 to 3 LODs below lod0")));
+    }
+    let scene = scene.map(scene_from_py).transpose()?;
+    let mut spec = hangar::NewShip::new(template, ship_id);
+    spec.name = ship_name;
+    spec.description = description;
+    spec.lods = lods;
+    spec.pack = pack;
+    let args = calls::NewShipArgs {
+        directory,
+        spec,
+        game,
+        force,
+    };
+    let mut report = |done: usize, total: usize| -> PyResult<()> {
+        match &progress {
+            Some(f) => Python::attach(|py| f.call1(py, (done, total)).map(drop)),
+            None => Ok(()),
+        }
+    };
+    let (written, warnings) = py
+        .detach(|| calls::new_ship(scene, path.as_deref(), args, &mut report))
+        .map_err(|e| match e {
+            calls::NewShipError::Hangar(e) => err(e),
+            calls::NewShipError::Stopped(e) => e,
+        })?;
+    Ok((written, json_text(&warnings)?))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
@@ -256,13 +274,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(write, m)?)?;
-    m.add_function(wrap_pyfunction!(new_ship, m)?)?;
     m.add_function(wrap_pyfunction!(digest, m)?)?;
     m.add_function(wrap_pyfunction!(models, m)?)?;
     m.add_function(wrap_pyfunction!(component_of, m)?)?;
     m.add_function(wrap_pyfunction!(write_textures, m)?)?;
     m.add_function(wrap_pyfunction!(material_name, m)?)?;
     m.add_function(wrap_pyfunction!(is_multimat, m)?)?;
+    m.add_function(wrap_pyfunction!(new_ship, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -240,3 +240,73 @@ def test_x4_colour_sets_carry_their_roles_there_and_back(tmp_path):
     assert back.color_names == m.color_names
     for a, b in zip(back.colors, m.colors):
         np.testing.assert_array_equal(np.round(np.asarray(a) * 255), np.round(np.asarray(b) * 255))
+
+
+def dropships_template():
+    found = sorted(glob.glob(corpus("x4-mods/xirsoi__dropships__dropships/assets/units/size_m/macros/ship_*_macro.xml")))
+    if not found:
+        pytest.skip("no dropships mod in the corpus")
+    return found[0]
+
+
+def box_scene():
+    """A hull (a 12-triangle box, 10 m) with a tower part on it and a weapon on the tower, in glTF's frame."""
+    c = np.array([[x, y, z] for x in (-5, 5) for y in (-5, 5) for z in (-5, 5)], np.float32)
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    idx = np.array([i for a, b, d, e in faces for i in (a, b, d, a, d, e)], np.uint32)
+    box = hangar.Mesh(name="box", positions=c, primitives=[hangar.Primitive(indices=idx)])
+    nodes = [hangar.Node(name="hull", mesh=0),
+             hangar.Node(name="tower", parent=0, mesh=0, translation=(0.0, 10.0, 2.0)),
+             hangar.Node(name="con_weapon_01", parent=1, translation=(3.0, 6.0, -1.0),
+                         extras={"tags": "weapon medium standard", "group": "group_top"})]
+    return hangar.Scene(name="box", nodes=nodes, meshes=[box])
+
+
+def test_new_ship_from_a_scene_writes_the_whole_extension(tmp_path):
+    out = tmp_path / "my_ship_ext"
+    seen = []
+    written = hangar.new_ship(box_scene(), out, dropships_template(), "ship_py_m_01", ship_name="Py Ship",
+                              progress=lambda done, total: seen.append((done, total)))
+    rel = sorted(os.path.relpath(p, out).replace(os.sep, "/") for p in written)
+    for f in ["content.xml", "index/components.xml", "index/macros.xml", "libraries/wares.xml", "t/0001-l044.xml",
+              "assets/units/size_m/ship_py_m_01.xml", "assets/units/size_m/macros/ship_py_m_01_macro.xml",
+              "assets/units/size_m/ship_py_m_01_data/hull-lod0.xmf",
+              "assets/units/size_m/ship_py_m_01_data/hull-collision.xmf",
+              "assets/units/size_m/ship_py_m_01_data/tower-lod0.xmf",
+              "assets/units/size_m/ship_py_m_01_data/tower-collision.xmf"]:
+        assert f in rel and os.path.isfile(out / f)
+    assert seen and seen[-1][0] == seen[-1][1]
+    data = out / "assets/units/size_m/ship_py_m_01_data"
+    assert hangar.info(data / "hull-lod0.xmf")["triangles"] == 12
+    assert hangar.info(data / "tower-collision.xmf")["details"]["collision"] is True
+    assert 'id="my_ship_ext"' in (out / "content.xml").read_text()
+    assert "Py Ship" in (out / "t/0001-l044.xml").read_text()
+    comp = (out / "assets/units/size_m/ship_py_m_01.xml").read_text()
+    import xml.etree.ElementTree as ET
+    cons = {c.get("name"): c for c in ET.fromstring(comp).iter("connection")}
+    w = cons["con_weapon_01"]
+    assert (w.get("tags"), w.get("parent"), w.get("group")) == ("weapon medium standard", "tower", "group_top")
+    p = w.find("offset/position")
+    # glTF -> X4: x mirrored.
+    assert [float(p.get(k)) for k in "xyz"] == [-3.0, 6.0, -1.0]
+
+
+def test_new_ship_from_a_glb_and_its_errors(tmp_path):
+    glb = tmp_path / "box.glb"
+    hangar.write(box_scene(), glb)
+    out = tmp_path / "from_glb"
+    written = hangar.new_ship(glb, out, dropships_template(), "ship_py_m_02", lods=0)
+    assert any(p.endswith("tower-lod0.xmf") for p in written)
+    assert not any(p.endswith("-lod1.xmf") for p in written)
+    with pytest.raises(hangar.Error, match="not empty"):
+        hangar.new_ship(glb, out, dropships_template(), "ship_py_m_02")
+    with pytest.raises(hangar.Error, match="id"):
+        hangar.new_ship(glb, tmp_path / "bad", dropships_template(), "bad id")
+    assert not (tmp_path / "bad").exists()
+
+    def stop(done, total):
+        raise KeyboardInterrupt("stopped")
+
+    with pytest.raises(KeyboardInterrupt):
+        hangar.new_ship(box_scene(), tmp_path / "stopped", dropships_template(), "ship_py_m_03", progress=stop)
+    assert not (tmp_path / "stopped").exists()

@@ -7,6 +7,8 @@
     scene.meshes[0].positions.shape               # (N, 3) float32
     hangar.write(scene, "marine.glb")             # and back: .glb, .gltf, .xmf, .m3, .xac, .xml ...
     hangar.convert("ship.xml", "ship.glb")        # the CLI's convert
+    hangar.new_ship("my_ship.glb", "extensions/ship_my_m_01", "ship_arg_m_frigate_01_a_macro",
+                    "ship_my_m_01", ship_name="My Frigate", game="C:/Games/X4 Foundations")
 
 Paths may name a file inside a game or mod folder's catalogs as ``GAME::path``. Every failure raises
 :class:`hangar.Error` with the message the command line prints.
@@ -321,25 +323,6 @@ def write(scene: Scene, output: str | PathLike[str], *, original: str | PathLike
     return [_warning_text(x) for x in w]
 
 
-def new_ship(scene, directory: str | PathLike[str], template: str | PathLike[str], ship_id: str,
-             ship_name: str | None = None, description: str | None = None, lods: int = 2,
-             game: str | PathLike[str] | None = None, pack: bool = False, force: bool = False) -> list[str]:
-    """Writes a new X4 ship extension into ``directory`` (its folder name is the extension's id), as
-    ``hangar new ship`` does: ``scene`` is a :class:`Scene` (what :func:`open` returns, or one built in
-    code or by the Blender extension) or the path of a glTF/GLB, following the authoring convention
-    (mesh objects are parts, empties with a ``tags`` property are connections, ``<part>-lod1`` and
-    ``<part>-collision`` children give those meshes). ``template`` is a ship macro file, or a macro
-    name found through ``game`` (a game or extension folder). LODs not given are made (``lods`` of
-    them, each at most 60% of the triangles of the one before) and a collision mesh for every part
-    not tagged ``nocollision``. A ``directory`` that holds anything is refused unless ``force``.
-    Returns the paths written."""
-    if not isinstance(scene, Scene):
-        scene = open(scene)
-    return [fspath(p) for p in _native.new_ship(
-        scene._to_native(), fspath(directory), fspath(template), ship_id, ship_name, description,
-        int(lods), fspath(game) if game is not None else None, bool(pack), bool(force))]
-
-
 def write_textures(source: str | PathLike[str], output: str | PathLike[str], edits: list) -> list[tuple[str | None, str]]:
     """Writes textures changed outside the game back as the game reads them: each at the path its
     material names, below the folder the model from ``source`` is exported into as ``output`` (SC2 a
@@ -373,3 +356,31 @@ def is_multimat(name: str) -> bool:
     """Whether the X4 material ``name`` is a multimat one: its texture array's layer, smoothness,
     metalness and dirt come from the mesh's ``multimat`` colour set (docs/MATERIALS.md)."""
     return _native.is_multimat(name)
+
+
+def new_ship(scene_or_path, directory: str | PathLike[str], template: str, ship_id: str,
+             ship_name: Optional[str] = None, description: Optional[str] = None, lods: int = 2,
+             game: str | PathLike[str] | None = None, pack: bool = False, force: bool = False,
+             progress=None) -> list[str]:
+    """``hangar new ship``: a ship built as meshes and empties becomes an X4 extension the game loads
+    as it is, written whole under ``directory`` (its folder name is the extension's id).
+
+    ``scene_or_path``: a :class:`Scene` (what :func:`open` gives, or one built in code or by the
+    Blender extension; glTF's frame) or the path of a glTF/GLB. The authoring convention: a node
+    with a mesh is a part named after the node (children ``<part>-lod1..3`` / ``<part>-collision``
+    give those meshes); a node without a mesh whose ``extras`` hold ``tags`` is a connection (its
+    other string extras its attributes); the hierarchy gives parents and offsets.
+    ``template``: a ship macro file, or a macro name found through ``game`` (a game folder, an
+    extension folder). ``ship_id``: the component's name (the macro is ``<id>_macro``).
+    ``lods``: LODs made below lod0 where the scene gives none (0 to 3). ``pack``: all but
+    content.xml in ext_01.cat/.dat. ``force``: write into a ``directory`` that is not empty.
+    ``progress(done, total)``: called as parts are made; an exception it raises is raised
+    again once the work ends, and nothing is written. Returns the paths written; raises :class:`Error`."""
+    if isinstance(scene_or_path, Scene):
+        native, path = scene_or_path._to_native(), None
+    else:
+        native, path = None, fspath(scene_or_path)
+    written, _warnings = _native.new_ship(native, path, fspath(directory), template, ship_id, ship_name,
+                                          description, lods, None if game is None else fspath(game),
+                                          pack, force, progress)
+    return [fspath(p) for p in written]
