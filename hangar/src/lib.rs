@@ -51,8 +51,8 @@ pub use api::{
     mod_kind_of_files, open, write_scene, ConvertOptions, Converted, Info, Link, ModCheck, ModKind,
     Opened, Pictures, Source, WriteOptions, Wrote,
 };
-pub use check::conflicts::{find as conflicts, Conflict};
 pub use author::{new_ship, new_ship_with_progress, NewExtension, NewShip};
+pub use check::conflicts::{find as conflicts, Conflict};
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
