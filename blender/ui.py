@@ -74,16 +74,11 @@ def search_models(self, context, edit_text):
     return [m for m in found if q in m.lower() and not m.lower().endswith(MOTIONS)][:300]
 
 
-class IMPORT_SCENE_OT_hangar_game(bpy.types.Operator):
-    """Import a model straight from a game or mod folder's catalogs with hangar (only the catalogs'
-    indexes are read, then the model's entries)"""
-    bl_idname = "import_scene.hangar_game"
-    bl_label = "Import game model from catalogs (hangar)"
+class GameImport:
+    """What the two game imports share: a dialog naming where the game's files are (`game`) and the
+    model's path in them (`path`). A plain mixin: Blender does not allow one registered operator class
+    to be the base of another (the base's Python class is lost, and its import brings nothing)."""
     bl_options = {"REGISTER", "UNDO"}
-    game: StringProperty(name="Game folder", subtype="DIR_PATH",
-                         description="The game or mod folder with its .cat/.dat catalogs (or one .cat file)")
-    path: StringProperty(name="Model", search=search_models,
-                         description="The model's path in the game: type part of it to pick from the catalogs")
 
     def invoke(self, context, event):
         return context.window_manager.invoke_props_dialog(self, width=700)
@@ -95,7 +90,18 @@ class IMPORT_SCENE_OT_hangar_game(bpy.types.Operator):
         return run_import(self, context, f"{os.path.abspath(bpy.path.abspath(self.game))}::{self.path}", [])
 
 
-class IMPORT_SCENE_OT_hangar_archive(IMPORT_SCENE_OT_hangar_game):
+class IMPORT_SCENE_OT_hangar_game(GameImport, bpy.types.Operator):
+    """Import a model straight from a game or mod folder's catalogs with hangar (only the catalogs'
+    indexes are read, then the model's entries)"""
+    bl_idname = "import_scene.hangar_game"
+    bl_label = "Import game model from catalogs (hangar)"
+    game: StringProperty(name="Game folder", subtype="DIR_PATH",
+                         description="The game or mod folder with its .cat/.dat catalogs (or one .cat file)")
+    path: StringProperty(name="Model", search=search_models,
+                         description="The model's path in the game: type part of it to pick from the catalogs")
+
+
+class IMPORT_SCENE_OT_hangar_archive(GameImport, bpy.types.Operator):
     """Import a model straight from a StarCraft II map or mod saved as one archive (.SC2Map, .SC2Mod)
     with hangar (only the archive's tables are read, then the model and its textures)"""
     bl_idname = "import_scene.hangar_archive"
