@@ -316,6 +316,7 @@ fn compact(mut mesh: Mesh) -> Mesh {
             .map(|u| order.iter().filter_map(|&i| u.get(i).copied()).collect())
             .collect(),
         colors: v.colors.iter().map(pick4).collect(),
+        color_names: v.color_names.clone(),
         custom: Vec::new(),
         joints: None,
         weights: None,
