@@ -185,17 +185,7 @@ converted back, every md5 matches again; re-pack from the original files or take
             let bar = bytes_bar(o.catalog.data_len());
             let x = catalog::extract(&o, &out, &patterns, &|n| bar.inc(n));
             bar.finish_and_clear();
-            for e in &x.failed {
-                eprintln!("error: {e}");
-            }
-            eprintln!(
-                "extracted {} files ({} bytes) to {}, {} failed",
-                x.written,
-                x.bytes,
-                out.display(),
-                x.failed.len()
-            );
-            Ok(x.failed.is_empty())
+            Ok(extracted(&x, &out))
         }
         CatCommand::Pack {
             dir,
@@ -258,4 +248,19 @@ converted back, every md5 matches again; re-pack from the original files or take
             Ok(true)
         }
     }
+}
+
+/// Says what an extraction wrote and what failed; true when nothing failed.
+pub fn extracted(x: &catalog::Extracted, dir: &Path) -> bool {
+    for e in &x.failed {
+        eprintln!("error: {e}");
+    }
+    eprintln!(
+        "extracted {} files ({} bytes) to {}, {} failed",
+        x.written,
+        x.bytes,
+        dir.display(),
+        x.failed.len()
+    );
+    x.failed.is_empty()
 }

@@ -1,7 +1,7 @@
 //! `hangar cat list|verify|extract|pack` on MPQ archives (StarCraft II maps and mods): an archive
 //! is known by its magic, a pack by the output's name. The work is done by `hangar::archives`.
 
-use crate::cat::{bytes_bar, CatCommand};
+use crate::cat::{bytes_bar, extracted, CatCommand};
 use anyhow::{bail, Result};
 use hangar::archives;
 use std::path::{Path, PathBuf};
@@ -121,17 +121,7 @@ fn extract(path: &Path, dir: &Path, patterns: &[String]) -> Result<bool> {
     let bar = bytes_bar(o.archive.entries.iter().map(|e| u64::from(e.size)).sum());
     let x = archives::extract(&o, dir, patterns, &|n| bar.inc(n));
     bar.finish_and_clear();
-    for e in &x.failed {
-        eprintln!("error: {e}");
-    }
-    eprintln!(
-        "extracted {} files ({} bytes) to {}, {} failed",
-        x.written,
-        x.bytes,
-        dir.display(),
-        x.failed.len()
-    );
-    Ok(x.failed.is_empty())
+    Ok(extracted(&x, dir))
 }
 
 fn pack(dir: &Path, out: &Path) -> Result<bool> {

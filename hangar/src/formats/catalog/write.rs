@@ -196,6 +196,23 @@ pub struct Extracted {
     pub failed: Vec<Error>,
 }
 
+impl Extracted {
+    /// The sum of each entry's extraction: its byte count written, or why it was not.
+    pub(crate) fn tally(results: Vec<Result<u64>>) -> Self {
+        let mut done = Extracted::default();
+        for r in results {
+            match r {
+                Ok(n) => {
+                    done.written += 1;
+                    done.bytes = done.bytes.saturating_add(n);
+                }
+                Err(e) => done.failed.push(e),
+            }
+        }
+        done
+    }
+}
+
 /// Writes the entries of `c` that match `patterns` (all when empty) under `dir` with their mtimes.
 /// Entries are sliced from the mapped `.dat` and written in parallel; a later duplicate wins.
 pub fn extract(
@@ -231,17 +248,7 @@ pub fn extract(
             r
         })
         .collect();
-    let mut done = Extracted::default();
-    for r in results {
-        match r {
-            Ok(n) => {
-                done.written += 1;
-                done.bytes = done.bytes.saturating_add(n);
-            }
-            Err(e) => done.failed.push(e),
-        }
-    }
-    done
+    Extracted::tally(results)
 }
 
 fn extract_one(c: &Opened, dir: &Path, e: &Entry) -> Result<u64> {

@@ -676,17 +676,7 @@ pub fn extract(
             r
         })
         .collect();
-    let mut done = Extracted::default();
-    for r in results {
-        match r {
-            Ok(n) => {
-                done.written += 1;
-                done.bytes = done.bytes.saturating_add(n);
-            }
-            Err(e) => done.failed.push(e),
-        }
-    }
-    done
+    Extracted::tally(results)
 }
 
 /// Reads every named file of `o` whole: the entries that cannot be read (and why), with the
