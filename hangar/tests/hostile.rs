@@ -576,6 +576,28 @@ fn mpq_tables_pointing_outside_the_archive_are_errors() {
     );
 }
 
+/// Found by the `mpq` fuzz target: a format-4 header whose block table is stored packed in 16 bytes
+/// but claims 2^32 - 1 entries (64 GiB). Its size is refused before anything is allocated for it.
+#[test]
+fn mpq_packed_tables_claiming_gigabytes_are_refused() {
+    let mut a = vec![0u8; 0xF0];
+    a[0..4].copy_from_slice(b"MPQ\x1a");
+    a[4..8].copy_from_slice(&0xD0u32.to_le_bytes()); // header size: format 4
+    a[8..12].copy_from_slice(&0xF0u32.to_le_bytes());
+    a[12..14].copy_from_slice(&3u16.to_le_bytes()); // format_version 3 = format 4
+    a[14..16].copy_from_slice(&3u16.to_le_bytes());
+    a[16..20].copy_from_slice(&0xD0u32.to_le_bytes()); // hash table: one entry
+    a[20..24].copy_from_slice(&0xE0u32.to_le_bytes()); // block table
+    a[24..28].copy_from_slice(&1u32.to_le_bytes());
+    a[28..32].copy_from_slice(&u32::MAX.to_le_bytes());
+    a[0x44..0x4C].copy_from_slice(&16u64.to_le_bytes()); // hash table stored whole
+    a[0x4C..0x54].copy_from_slice(&16u64.to_le_bytes()); // block table "packed" into 16 bytes
+    let e = mpq_read(a, "a.txt").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Invalid, "{e}");
+    assert!(e.to_string().contains("block table"), "{e}");
+    assert!(e.to_string().contains("4294967295 entries"), "{e}");
+}
+
 #[test]
 fn mpq_files_claiming_gigabytes_or_lying_outside_are_refused_by_name() {
     let text: Vec<u8> = b"abcdefgh".iter().cycle().take(40_000).copied().collect();

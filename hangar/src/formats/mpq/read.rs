@@ -99,6 +99,15 @@ impl Archive {
         let mut data = src.read_at(at, n)?.into_owned();
         decrypt(&mut data, key);
         if stored < full {
+            // No compressor packs a table tighter than this: a claimed size past it is refused before
+            // anything is allocated for it.
+            if full > stored.saturating_mul(MAX_RATIO) {
+                return Err(Error::invalid(
+                    at,
+                    what,
+                    format!("{entries} entries ({full} bytes) cannot be packed into the {stored} bytes stored"),
+                ));
+            }
             let full = usize::try_from(full).map_err(|_| past_end(at, full, self.len, what))?;
             data = decompress(&data, full, at, what)?;
             if data.len() != full {
@@ -395,7 +404,12 @@ fn decompress(data: &[u8], expected: usize, at: u64, what: &str) -> Result<Vec<u
     let (&kind, body) = data
         .split_first()
         .ok_or_else(|| Error::invalid(at, what, "an empty compressed sector"))?;
-    let mut out = Vec::with_capacity(expected.saturating_add(1));
+    let ratio = usize::try_from(MAX_RATIO).unwrap_or(usize::MAX);
+    let mut out = Vec::with_capacity(
+        expected
+            .min(data.len().saturating_mul(ratio))
+            .saturating_add(1),
+    );
     let done = match kind {
         // Stored as it is: the compression byte is the data (as mpyq reads it).
         0x00 => return Ok(data.to_vec()),
