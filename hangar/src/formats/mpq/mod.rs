@@ -228,26 +228,17 @@ pub fn hash(name: &[u8], kind: HashKind) -> u32 {
 
 /// Decrypts `data` (whole little-endian words; a tail shorter than a word is left as it is).
 pub fn decrypt(data: &mut [u8], key: u32) {
-    let (mut seed1, mut seed2) = (key, 0xEEEE_EEEEu32);
-    for w in data.chunks_exact_mut(4) {
-        seed2 = seed2.wrapping_add(
-            CRYPT
-                .get(0x400 + (seed1 & 0xFF) as usize)
-                .copied()
-                .unwrap_or(0),
-        );
-        let v = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) ^ seed1.wrapping_add(seed2);
-        w.copy_from_slice(&v.to_le_bytes());
-        seed1 = ((!seed1) << 21).wrapping_add(0x1111_1111) | (seed1 >> 11);
-        seed2 = v
-            .wrapping_add(seed2)
-            .wrapping_add(seed2 << 5)
-            .wrapping_add(3);
-    }
+    crypt(data, key, true);
 }
 
 /// Encrypts `data` in place (the inverse of [`decrypt`]).
 pub fn encrypt(data: &mut [u8], key: u32) {
+    crypt(data, key, false);
+}
+
+/// MPQ's cipher in either direction: the key stream is fed the plain word, which is the output when
+/// decrypting and the input when encrypting.
+fn crypt(data: &mut [u8], key: u32, decrypting: bool) {
     let (mut seed1, mut seed2) = (key, 0xEEEE_EEEEu32);
     for w in data.chunks_exact_mut(4) {
         seed2 = seed2.wrapping_add(
@@ -256,10 +247,12 @@ pub fn encrypt(data: &mut [u8], key: u32) {
                 .copied()
                 .unwrap_or(0),
         );
-        let v = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-        w.copy_from_slice(&(v ^ seed1.wrapping_add(seed2)).to_le_bytes());
+        let given = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        let out = given ^ seed1.wrapping_add(seed2);
+        w.copy_from_slice(&out.to_le_bytes());
+        let plain = if decrypting { out } else { given };
         seed1 = ((!seed1) << 21).wrapping_add(0x1111_1111) | (seed1 >> 11);
-        seed2 = v
+        seed2 = plain
             .wrapping_add(seed2)
             .wrapping_add(seed2 << 5)
             .wrapping_add(3);
