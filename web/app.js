@@ -99,6 +99,7 @@ async function openFiles(list, folder) {
   const models = listing.paths ? listing.paths.split('\n') : [];
   status(`${models.length} models in ${listing.files} files (${Math.round(performance.now() - t0)} ms, hangar ${Math.round(listing.total)} ms: view ${Math.round(listing.ms.view)}, files ${Math.round(listing.ms.files)}, models ${Math.round(listing.ms.models)})`);
   if (listing.warnings.length) $('error').textContent = listing.warnings.join('\n');
+  $('listing').dataset.files = listing.files;   // all files opened, models or not (web/test.mjs)
   if (folder) {
     listFiles(models);
     setState('listed');
@@ -330,7 +331,7 @@ function view3dOf() {
 }
 
 async function drawGlb(bytes, meta) {
-  const r = await view3dOf().show(bytes, { markers: $('markers').checked, pbr: $('pbr').checked, teamColour: meta.teamColour });
+  const r = await view3dOf().show(bytes, { markers: $('markers').checked, pbr: $('pbr').checked, teamColour: meta.teamColour, multimat: meta.multimat });
   $('controls').hidden = false;
   $('team-box').hidden = !view3d.teamUsed;
   $('skeleton').checked = false;

@@ -45,6 +45,18 @@ const cases = [
 ];
 for (const c of cases) c.expect = expected(c.files || [c.model]);
 
+// The share of #view's pixels that differ from the background (its top-left pixel); the
+// screenshot is kept as `name`.png.
+async function painted(page, name) {
+  const png = PNG.sync.read(await page.locator('#view').screenshot({ path: `${shots}/${name}.png` }));
+  const bg = [0, 1, 2].map(i => png.data[i]);
+  let n = 0;
+  for (let i = 0; i < png.data.length; i += 4) {
+    if (Math.abs(png.data[i] - bg[0]) + Math.abs(png.data[i + 1] - bg[1]) + Math.abs(png.data[i + 2] - bg[2]) > 24) n++;
+  }
+  return n / (png.width * png.height);
+}
+
 const args = '--no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync'.split(' ');
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args });
 let passed = 0, failed = 0;
@@ -82,13 +94,7 @@ for (const c of cases) {
     for (const [k, v] of Object.entries(c.expect)) {
       if (String(v) !== String(stats[k]).replace(/[^0-9]/g, '')) bad.push(`${k} ${stats[k]} != ${v}`);
     }
-    const png = PNG.sync.read(await page.locator('#view').screenshot({ path: `${shots}/${c.name}.png` }));
-    const bg = [0, 1, 2].map(i => png.data[i]);
-    let painted = 0;
-    for (let i = 0; i < png.data.length; i += 4) {
-      if (Math.abs(png.data[i] - bg[0]) + Math.abs(png.data[i + 1] - bg[1]) + Math.abs(png.data[i + 2] - bg[2]) > 24) painted++;
-    }
-    if (painted / (png.width * png.height) <= 0.02) bad.push('nothing drawn in #view');
+    if (await painted(page, c.name) <= 0.02) bad.push('nothing drawn in #view');
   } catch (e) {
     bad.push(String(e.message || e).split('\n')[0]);
   }
@@ -350,6 +356,161 @@ const checks = [
     return bad;
   }],
 ];
+// X4's multimat material drawn as the game reads its vertices (issue 52): at points of the canvas,
+// the triangle a ray from the camera hits there is looked up; where it is a multimat mesh's and its
+// three vertices name one layer (blue byte of `_X4_MULTIMAT`), the pixel must have that layer's hue
+// (blender/colors.py's, mixed towards dirt by the vertices' alpha as the ray's point weighs them).
+// A mesh of another material that carries colour sets must show its material colour untinted.
+const multimatXmf = join(corpus, 'x4/xirsoi__part_cockpit-lod0.xmf');
+const LAYER_STEP = 0.618034, DIRT = [0.12, 0.1, 0.08];
+// HSV to RGB (Blender's CombineColor HSV) and an RGB colour's hue and saturation.
+const hsv = (h, s, v) => [1, 2 / 3, 1 / 3].map(o => v * (1 - s + s * Math.min(Math.max(Math.abs(((h + o) % 1) * 6 - 3) - 1, 0), 1)));
+function hueOf([r, g, b]) {
+  const max = Math.max(r, g, b), d = max - Math.min(r, g, b);
+  if (d <= 0) return { hue: 0, sat: 0 };
+  const h = max === r ? (g - b) / d : max === g ? 2 + (b - r) / d : 4 + (r - g) / d;
+  return { hue: ((h / 6) % 1 + 1) % 1, sat: d / max };
+}
+const hueGap = (a, b) => Math.min(Math.abs(a - b), 1 - Math.abs(a - b));
+// A sample of a multimat triangle whose vertices name one layer, bright enough for its hue to tell.
+const oneLayer = s => s.layers && s.layers.every(l => l === s.layers[0]) && Math.max(...s.rgb) >= 0.02;
+// Whether the sample is drawn in its layer's hue (mixed towards dirt as its vertices weigh it).
+const inLayerHue = s => hueGap(hueOf(s.rgb).hue, hueOf(hsv((s.layers[0] * LAYER_STEP) % 1, 0.6, 0.8).map((c, k) => c + (DIRT[k] - c) * s.dirt)).hue) <= 0.03;
+
+// What the view drew at every `step`-th pixel (linear RGB) with what the ray there hits.
+async function sampled(page, step) {
+  return page.evaluate(async step => {
+    const THREE = await import(new URL('three/build/three.module.js', location.href).href);
+    const v = window.hangarView;
+    v.frame();
+    const gl = v.renderer.getContext();
+    const W = gl.drawingBufferWidth, H = gl.drawingBufferHeight;
+    const px = new Uint8Array(W * H * 4);
+    gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    const meshes = [];
+    v.model.traverseVisible(o => { if (o.isMesh && !o.userData.marker) meshes.push(o); });
+    const lin = c => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    const ray = new THREE.Raycaster(), out = [];
+    for (let y = step / 2; y < H; y += step) {
+      for (let x = step / 2; x < W; x += step) {
+        // readPixels' rows run bottom up, as the view's y does.
+        ray.setFromCamera(new THREE.Vector2((x + 0.5) / W * 2 - 1, (y + 0.5) / H * 2 - 1), v.camera);
+        const hit = ray.intersectObjects(meshes, false)[0];
+        if (!hit) continue;
+        const o = hit.object, i = (y * W + x) * 4, m = o.material;
+        const rgb = [0, 1, 2].map(k => lin(px[i + k]));
+        const corners = [hit.face.a, hit.face.b, hit.face.c], w = hit.barycoord.toArray();
+        const set = o.geometry.attributes.multimat;
+        if (m.userData.multimat && set) {
+          const layers = corners.map(k => Math.round(set.getZ(k) * 255));
+          const dirt = corners.reduce((a, k, j) => a + w[j] * set.getW(k), 0);
+          out.push({ layers, dirt, rgb });
+        } else if (Object.keys((o.userData.full || o.geometry).attributes).some(k => k.startsWith('_x4_'))) {
+          out.push({ plain: m.name, colour: m.color.toArray(), tinted: !!m.vertexColors || !!o.geometry.attributes.color, rgb });
+        }
+      }
+    }
+    return { samples: out, multimatMeshes: v.multimatUsed };
+  }, step);
+}
+
+async function multimatDrawn(page) {
+  const bad = [];
+  await page.setInputFiles('#open', multimatXmf);
+  await page.waitForFunction(() => ['shown', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
+  if (await page.evaluate(() => document.body.dataset.state) !== 'shown') return [`error: ${await page.textContent('#error')}`];
+  await page.waitForTimeout(1300);   // the view redraws at full resolution a second after the first frame
+  await page.locator('#view').screenshot({ path: `${shots}/multimat.png` });
+  const { samples, multimatMeshes } = await sampled(page, 12);
+  const perLayer = new Map();
+  let layered = 0, matched = 0;
+  for (const s of samples.filter(oneLayer)) {
+    layered++;
+    if (inLayerHue(s)) { matched++; perLayer.set(s.layers[0], (perLayer.get(s.layers[0]) || 0) + 1); }
+  }
+  const shown = [...perLayer].filter(([, n]) => n >= 5).map(([l]) => l).sort((a, b) => a - b);
+  // Untinted: the pixel is the material colour times the light (one ratio for the three channels).
+  const plain = samples.filter(s => s.plain !== undefined);
+  const tinted = plain.filter(s => {
+    if (s.tinted) return true;
+    if (Math.min(...s.colour) < 0.05 || Math.max(...s.rgb) < 0.02) return false;
+    const r = s.rgb.map((c, k) => c / s.colour[k]);
+    return Math.max(...r) > Math.min(...r) * 1.15 + 0.01;
+  });
+  console.log(`\tmultimat: ${multimatMeshes} multimat meshes; ${matched} of ${layered} samples in their vertices' layer hue, layers ${shown.join(', ')} (${[...perLayer].map(([l, n]) => `${l}: ${n}`).join(', ')}); ${plain.length - tinted.length} of ${plain.length} samples of other parts with colour sets untinted`);
+  if (!multimatMeshes) bad.push('no multimat mesh');
+  if (layered < 40 || matched < layered * 0.9) bad.push(`${matched} of ${layered} samples in their layer's hue`);
+  if (shown.length < 2) bad.push(`layers shown ${shown}`);
+  if (plain.length < 20) bad.push(`${plain.length} samples of non-multimat parts with colour sets`);
+  if (tinted.length) bad.push(`${tinted.length} of ${plain.length} samples of non-multimat parts tinted, as ${JSON.stringify(tinted[0])}`);
+  // Lit with the file's own materials (the vertex's smoothness and metalness the surface's): the
+  // shader compiles (three.js logs an error otherwise) and draws in the layers' hues where lit.
+  await page.check('#pbr');
+  await page.waitForTimeout(500);
+  const lit = (await sampled(page, 12)).samples.filter(oneLayer);
+  const litMatched = lit.filter(inLayerHue).length;
+  console.log(`\tmultimat lit: ${litMatched} of ${lit.length} samples in their layer's hue`);
+  if (await painted(page, 'multimat-lit') <= 0.02) bad.push('lit: nothing drawn');
+  if (lit.length < 40 || litMatched < lit.length * 0.8) bad.push(`lit: ${litMatched} of ${lit.length} samples in their layer's hue`);
+  return bad;
+}
+
+// A StarCraft II mod dropped as one MPQ archive (issue 51): listed as a catalog is, read by the
+// worker through Blob.slice (counted inside the worker: never the file whole), its files and models
+// as `hangar cat list --json` has them; a model shown, and its GLB download the CLI's bytes.
+const sc2mod = join(corpus, 'sc2-archives/TeamKoprulu__SCEvo_Deploy/payload/Mods/SC Evolution Complete/SCEvo_CampaignMods/SCEvo_ImprovedCampaignAI.SC2Mod');
+async function mpqArchive(page) {
+  const bad = [];
+  const size = statSync(sc2mod).size;
+  const cli = JSON.parse(execFileSync(hangar, ['cat', 'list', '--json', sc2mod], { encoding: 'utf8' })).map(e => e.path.replaceAll('\\', '/'));
+  const m3s = cli.filter(p => p.toLowerCase().endsWith('.m3'));
+  // Every read of a Blob the worker makes: FileReaderSync (a slice) or Blob.arrayBuffer (whole).
+  const worker = page.workers()[0] || await page.waitForEvent('worker', { timeout: 60000 });
+  await worker.evaluate(() => {
+    const reads = globalThis.hangarTestReads = [];
+    const sync = FileReaderSync.prototype.readAsArrayBuffer, whole = Blob.prototype.arrayBuffer;
+    FileReaderSync.prototype.readAsArrayBuffer = function (b) { reads.push(['slice', b.size]); return sync.call(this, b); };
+    Blob.prototype.arrayBuffer = function () { reads.push(['whole', this.size]); return whole.call(this); };
+  });
+  await page.setInputFiles('#open', sc2mod);
+  await page.waitForFunction(() => ['listed', 'mod', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
+  const list = await page.evaluate(() => ({ state: document.body.dataset.state, files: +document.getElementById('listing').dataset.files,
+    paths: [...document.querySelectorAll('#files [data-path]')].map(li => li.dataset.path), error: document.getElementById('error').textContent }));
+  if (list.state === 'error') return [`error: ${list.error}`];
+  // The page's view: the archive's files but its tables ((listfile), (attributes)), and the
+  // archive itself.
+  const { files } = list, inside = cli.filter(p => !/^\(.*\)$/.test(p));
+  if (files !== inside.length + 1) bad.push(`page lists ${files} files, the CLI ${inside.length} in the archive (${cli.length} with its tables) and the archive`);
+  const lower = new Set(cli.map(p => p.toLowerCase()));
+  const strays = list.paths.filter(p => !lower.has(p.toLowerCase()));
+  const pageM3 = list.paths.filter(p => p.toLowerCase().endsWith('.m3'));
+  if (strays.length) bad.push(`${strays.length} listed models not in the archive, as ${strays[0]}`);
+  if (pageM3.length !== m3s.length) bad.push(`${pageM3.length} .m3 listed, the archive has ${m3s.length}`);
+  // One model: its first frame, then its GLB as the CLI converts it from the archive.
+  const model = pageM3.sort()[0];
+  await page.evaluate(() => { document.body.dataset.state = 'working'; });
+  await page.click(`#files [data-path="${model}"]`);
+  await page.waitForFunction(() => ['shown', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
+  if (await page.evaluate(() => document.body.dataset.state) !== 'shown') return [...bad, `${model}: ${await page.textContent('#error')}`];
+  const share = await painted(page, 'mpq-archive');
+  if (share <= 0.02) bad.push(`${model}: nothing drawn in #view`);
+  await page.waitForSelector('#downloads[data-ready="yes"]', { timeout: 120000 });
+  const glb = await take(page, 'GLB');
+  const out = join(tmp, 'mpq.glb');
+  execFileSync(hangar, ['convert', `${sc2mod}::${model}`, out], { stdio: 'ignore' });
+  if (!glb.equals(readFileSync(out))) bad.push(`GLB of ${model} ${glb.length} bytes, the CLI's ${statSync(out).size}`);
+  const reads = await worker.evaluate(() => globalThis.hangarTestReads);
+  const archive = reads.filter(([, n]) => n === size);
+  const slices = reads.filter(([k]) => k === 'slice');
+  const bytes = reads.reduce((a, [, n]) => a + n, 0);
+  console.log(`\tmpq-archive: ${files - 1} files, ${list.paths.length} models (${pageM3.length} .m3) as the CLI's ${inside.length}; ${model} drawn (${(share * 100).toFixed(1)}% of #view), GLB ${glb.length} bytes = the CLI's; the worker read ${slices.length} slices, ${bytes} bytes of the ${size}-byte archive, largest ${Math.max(0, ...reads.map(r => r[1]))}`);
+  if (archive.length) bad.push(`the archive was read whole ${archive.length} times (${archive[0][0]})`);
+  if (slices.length < 2) bad.push(`${slices.length} slice reads`);
+  if (bytes >= size / 2) bad.push(`${bytes} bytes read of the ${size}-byte archive to list it and show one model`);
+  return bad;
+}
+checks.push(['multimat-drawn', multimatDrawn], ['mpq-archive', mpqArchive]);
+
 for (const [name, check] of checks) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   const errors = [];

@@ -52,6 +52,42 @@ function quickGeometry(full, colours) {
   return g;
 }
 
+// X4's multimat shader (docs/MATERIALS.md): the vertex's `_X4_MULTIMAT` set holds smoothness (red),
+// metalness (green), the layer of the material's texture array (blue, the byte itself) and dirt
+// (alpha). The array is the base game's (no file in reach has it), so each layer is drawn in a hue of
+// its own, as the Blender add-on does (blender/colors.py `layer_hue`: golden-ratio steps, HSV
+// saturation 0.6, value 0.8, linear), mixed towards dirt by alpha. Lit (the file's materials), the
+// vertex's smoothness and metalness are the surface's; in the quick material metalness darkens it
+// and smoothness adds a highlight at the headlight.
+export const LAYER_STEP = 0.618034;
+export const DIRT = [0.12, 0.1, 0.08];
+function multimatShader(shader, quickOne) {
+  shader.vertexShader = 'attribute vec4 multimat;\nvarying vec4 vMultimat;\n' + shader.vertexShader.replace('#include <begin_vertex>', `#include <begin_vertex>
+    vMultimat = multimat;`);
+  let f = 'varying vec4 vMultimat;\n' + shader.fragmentShader.replace('#include <color_fragment>', `#include <color_fragment>
+    float mmLayer = floor(vMultimat.b * 255.0 + 0.5);
+    vec3 mmHsv = vec3(fract(mmLayer * ${LAYER_STEP}), 0.6, 0.8);
+    vec3 mmHue = mmHsv.z * mix(vec3(1.0), clamp(abs(fract(mmHsv.x + vec3(1.0, 2.0 / 3.0, 1.0 / 3.0)) * 6.0 - 3.0) - 1.0, 0.0, 1.0), mmHsv.y);
+    diffuseColor.rgb = mix(mmHue, vec3(${DIRT.join(', ')}), vMultimat.a);`)
+    .replace('#include <roughnessmap_fragment>', `#include <roughnessmap_fragment>
+    roughnessFactor = 1.0 - vMultimat.r;`)
+    .replace('#include <metalnessmap_fragment>', `#include <metalnessmap_fragment>
+    metalnessFactor = vMultimat.g;`);
+  if (quickOne) f = f.replace('outgoingLight *= vShade;', `outgoingLight *= vShade * (1.0 - 0.5 * vMultimat.g);
+    outgoingLight += 0.25 * vMultimat.r * pow(vShade, 24.0);`);
+  shader.fragmentShader = f;
+}
+
+// A quick material of a multimat one: the headlight, then the multimat shader; its geometry
+// carries the set.
+function multimatQuick(q, quickGeo, full) {
+  quickGeo.setAttribute('multimat', full.attributes.multimat);
+  if (q.userData.multimat) return;
+  q.userData.multimat = true;
+  q.onBeforeCompile = shader => { headlight(shader); multimatShader(shader, true); };
+  q.customProgramCacheKey = () => 'headlight-multimat';
+}
+
 export class View3D {
   constructor(host) {
     this.host = host;
@@ -180,7 +216,8 @@ export class View3D {
   // Parses the GLB and shows it; resolves when the first frame is drawn.
   // `teamColour`: the glTF's indexes of the materials whose diffuse alpha is StarCraft II's
   // team-colour mask (hangar says which).
-  async show(bytes, { markers = true, pbr = false, teamColour = [] } = {}) {
+  // `multimat`: the glTF's indexes of the materials X4 draws with its multimat shader.
+  async show(bytes, { markers = true, pbr = false, teamColour = [], multimat = [] } = {}) {
     const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
     // The worker's bytes are a buffer of their own: copied only when they are a view into more.
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
@@ -202,6 +239,7 @@ export class View3D {
     });
     this.addBoxes();
     this.teamColoured(gltf.parser.associations, new Set(teamColour));
+    this.multimatted(gltf.parser.associations, new Set(multimat));
     this.setPbr(pbr);
     this.setKinds({ lod: false, collision: false });
     this.skeleton = null;
@@ -240,6 +278,23 @@ export class View3D {
         };
         m.customProgramCacheKey = () => 'team-colour';
       }
+    });
+  }
+
+  // The meshes of the materials of `multimat` (glTF indexes) that carry the multimat set are drawn
+  // as the game's multimat shader reads it (see `multimatShader`); `multimatUsed` counts them.
+  multimatted(associations, multimat) {
+    this.multimatUsed = 0;
+    if (!multimat.size) return;
+    this.model.traverse(o => {
+      const set = o.geometry?.attributes._x4_multimat;
+      if (!o.isMesh || !set || Array.isArray(o.material) || !multimat.has(associations.get(o.material)?.materials)) return;
+      o.geometry.setAttribute('multimat', set);
+      const m = o.material;
+      m.userData.multimat = true;
+      m.onBeforeCompile = shader => multimatShader(shader, false);
+      m.customProgramCacheKey = () => 'multimat';
+      this.multimatUsed++;
     });
   }
 
@@ -313,6 +368,7 @@ export class View3D {
       }
       o.material = fast.get(m);
       o.userData.quick ??= quickGeometry(o.userData.full, m.vertexColors);
+      if (m.userData.multimat) multimatQuick(o.material, o.userData.quick, o.userData.full);
       o.geometry = o.userData.quick;
     });
     // The file's lights (a ship has dozens) light only its own materials: with none of those

@@ -200,16 +200,35 @@ fn zipped(output: &str, c: hangar::Converted) -> zip::result::ZipResult<Vec<u8>>
 
 /// Node, animation and image counts of a GLB (its JSON chunk).
 fn glb_counts(glb: &[u8]) -> (usize, usize, usize) {
+    let json = glb_json(glb);
+    let n = |k: &str| json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
+    (n("nodes"), n("animations"), n("images"))
+}
+
+/// The JSON chunk of a GLB (null when there is none).
+fn glb_json(glb: &[u8]) -> Value {
     let len = glb
         .get(12..16)
         .and_then(|b| b.try_into().ok())
         .map_or(0, |b| u32::from_le_bytes(b) as usize);
-    let json: Value = glb
-        .get(20..20 + len)
+    glb.get(20..20 + len)
         .and_then(|j| serde_json::from_slice(j).ok())
-        .unwrap_or_default();
-    let n = |k: &str| json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
-    (n("nodes"), n("animations"), n("images"))
+        .unwrap_or_default()
+}
+
+/// The glTF's materials (by index) that X4 draws with its multimat shader (the library says which
+/// by name, as for Blender): the page picks each vertex's layer, smoothness, metalness and dirt
+/// from its `_X4_MULTIMAT` set.
+fn multimat_materials(glb: &[u8]) -> Vec<usize> {
+    let json = glb_json(glb);
+    let materials = json.get("materials").and_then(Value::as_array);
+    (materials.into_iter().flatten().enumerate())
+        .filter(|(_, m)| {
+            let name = m.get("name").and_then(Value::as_str).unwrap_or("");
+            hangar::formats::xmf::colors::is_multimat(name)
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// What the page draws for a file of `format` that is no picture, and the output that makes it:
@@ -412,6 +431,7 @@ impl Workspace {
             "nodes": nodes,
             "animations": animations,
             "teamColour": team,
+            "multimat": if kind == "glb" { multimat_materials(&c.bytes) } else { Vec::new() },
             "outputs": opened.outputs(),
             "warnings": all,
         });
@@ -645,17 +665,31 @@ impl Workspace {
 mod tests {
     use super::*;
 
-    #[test]
-    fn glb_counts_read_the_json_chunk() {
-        let json = br#"{"nodes":[{},{},{}],"animations":[{}],"images":[{},{}]}"#;
+    /// A GLB of only a JSON chunk.
+    fn glb_of(json: &[u8]) -> Vec<u8> {
         let mut glb = b"glTF".to_vec();
         glb.extend(2u32.to_le_bytes());
         glb.extend(((20 + json.len()) as u32).to_le_bytes());
         glb.extend((json.len() as u32).to_le_bytes());
         glb.extend(b"JSON");
         glb.extend(json);
+        glb
+    }
+
+    #[test]
+    fn glb_counts_read_the_json_chunk() {
+        let json = br#"{"nodes":[{},{},{}],"animations":[{}],"images":[{},{}]}"#;
+        let glb = glb_of(json);
         assert_eq!(glb_counts(&glb), (3, 1, 2));
         assert_eq!(glb_counts(b"glTF"), (0, 0, 0));
+    }
+
+    #[test]
+    fn multimat_materials_are_named_by_the_library() {
+        let json = br#"{"materials":[{"name":"generic.generic_p1_hulltexture"},{"name":"p1.multimat"},{},{"name":"p2multimat.p2_multimat_01"}]}"#;
+        let glb = glb_of(json);
+        assert_eq!(multimat_materials(&glb), [1, 3]);
+        assert!(multimat_materials(b"glTF").is_empty());
     }
 }
 
