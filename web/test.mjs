@@ -4,7 +4,8 @@
 // the nodes and animations of the GLB the CLI writes), paint #view, and log no console error.
 // Then the texture pickers (a DDS's mip levels, a cube map's faces: sizes and colours) and the
 // download buttons (which, and the bytes: an .xmf rewritten as it was, the CLI's GLB, a component
-// folder's .zip unpacked as the folder, file for file).
+// folder's .zip unpacked as the folder, file for file). Then an X4 multimat part's pixels against the
+// layers its vertices name, and a StarCraft II mod dropped as one MPQ archive.
 // Screenshots go to target/web-test/. Prints one line a case, then 'N passed, M failed'.
 // usage: node web/test.mjs URL HANGAR_BINARY CORPUS
 import { chromium } from 'playwright-core';

@@ -198,9 +198,8 @@ fn zipped(output: &str, c: hangar::Converted) -> zip::result::ZipResult<Vec<u8>>
     Ok(z.finish()?.into_inner())
 }
 
-/// Node, animation and image counts of a GLB (its JSON chunk).
-fn glb_counts(glb: &[u8]) -> (usize, usize, usize) {
-    let json = glb_json(glb);
+/// Node, animation and image counts of a GLB's JSON chunk.
+fn glb_counts(json: &Value) -> (usize, usize, usize) {
     let n = |k: &str| json.get(k).and_then(Value::as_array).map_or(0, Vec::len);
     (n("nodes"), n("animations"), n("images"))
 }
@@ -219,8 +218,7 @@ fn glb_json(glb: &[u8]) -> Value {
 /// The glTF's materials (by index) that X4 draws with its multimat shader (the library says which
 /// by name, as for Blender): the page picks each vertex's layer, smoothness, metalness and dirt
 /// from its `_X4_MULTIMAT` set.
-fn multimat_materials(glb: &[u8]) -> Vec<usize> {
-    let json = glb_json(glb);
+fn multimat_materials(json: &Value) -> Vec<usize> {
     let materials = json.get("materials").and_then(Value::as_array);
     (materials.into_iter().flatten().enumerate())
         .filter(|(_, m)| {
@@ -402,11 +400,12 @@ impl Workspace {
         }
         let (kind, out) = shown_as(format);
         let c = opened.write_as(out, &opts).map_err(js_error)?;
-        let (nodes, animations, images) = if kind == "glb" {
-            glb_counts(&c.bytes)
+        let json = if kind == "glb" {
+            glb_json(&c.bytes)
         } else {
-            (0, 0, 0)
+            Value::Null
         };
+        let (nodes, animations, images) = glb_counts(&json);
         // The glTF's materials (by index: the scene's, in order) that show StarCraft II's team
         // colour where their diffuse's alpha is 0; asked only where there are textures to show.
         let team: Vec<usize> = if images > 0 {
@@ -431,7 +430,7 @@ impl Workspace {
             "nodes": nodes,
             "animations": animations,
             "teamColour": team,
-            "multimat": if kind == "glb" { multimat_materials(&c.bytes) } else { Vec::new() },
+            "multimat": multimat_materials(&json),
             "outputs": opened.outputs(),
             "warnings": all,
         });
@@ -680,16 +679,16 @@ mod tests {
     fn glb_counts_read_the_json_chunk() {
         let json = br#"{"nodes":[{},{},{}],"animations":[{}],"images":[{},{}]}"#;
         let glb = glb_of(json);
-        assert_eq!(glb_counts(&glb), (3, 1, 2));
-        assert_eq!(glb_counts(b"glTF"), (0, 0, 0));
+        assert_eq!(glb_counts(&glb_json(&glb)), (3, 1, 2));
+        assert_eq!(glb_counts(&glb_json(b"glTF")), (0, 0, 0));
     }
 
     #[test]
     fn multimat_materials_are_named_by_the_library() {
         let json = br#"{"materials":[{"name":"generic.generic_p1_hulltexture"},{"name":"p1.multimat"},{},{"name":"p2multimat.p2_multimat_01"}]}"#;
         let glb = glb_of(json);
-        assert_eq!(multimat_materials(&glb), [1, 3]);
-        assert!(multimat_materials(b"glTF").is_empty());
+        assert_eq!(multimat_materials(&glb_json(&glb)), [1, 3]);
+        assert!(multimat_materials(&glb_json(b"glTF")).is_empty());
     }
 }
 
