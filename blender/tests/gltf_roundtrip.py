@@ -5,6 +5,8 @@ and converted back with `--original`; the same for the small M3s and each actor 
 without `--original`. Every file must come back byte for byte. Then three edits on a component, each changing
 only what was edited: a part moved and turned (only its connection's offset lines), one mesh scaled (only its
 XMF), one key of one action moved (only that state of the .ani).
+Then two synthetic .ani states on the dropship (ani_variants.py: a door ending between frames inside a
+longer state, a full-turn loop), each through scenes of 24 and 30 frames a second: the .ani comes back.
 Prints one line a case and 'N passed, M failed'; exits 1 on any failure.
 usage: BPY_PYTHON gltf_roundtrip.py HANGAR CORPUS OUTDIR [models|others]
 (models: only the M3s and actors; others: all but them; CI runs the two side by side)"""
@@ -12,6 +14,7 @@ import filecmp, glob, math, os, subprocess, sys
 
 import bpy
 
+import ani_variants
 import checks
 from checks import ani_states, beyond_offset, changed_files, component_ani
 
@@ -25,8 +28,10 @@ def run(*args):
         raise RuntimeError((r.stderr.strip().splitlines() or ["hangar failed"])[-1][:200])
 
 
-def blender_trip(src_glb, dst_glb, extras=False, edit=None):
+def blender_trip(src_glb, dst_glb, extras=False, edit=None, fps=None):
     bpy.ops.wm.read_factory_settings(use_empty=True)
+    if fps:
+        bpy.context.scene.render.fps = fps
     bpy.ops.import_scene.gltf(filepath=src_glb)
     if edit:
         edit()
@@ -172,7 +177,23 @@ def key_moved():
     return "" if len(differ) == 1 else f"{len(differ)} states changed, not 1 ({moved_action[0]})"
 
 
+def other_rate(kind, fps):
+    """A synthetic state (ani_variants.py) through a scene of `fps` frames a second: untouched, the .ani
+    comes back byte for byte."""
+    d = os.path.join(work, f"{kind}-{fps}")
+    src = ani_variants.component(ship, os.path.basename(component_ani(ship)), kind, os.path.join(d, "src"))
+    run("convert", src, os.path.join(d, "a.glb"))
+    blender_trip(os.path.join(d, "a.glb"), os.path.join(d, "d.glb"), fps=fps)
+    dst = os.path.join(d, "out", os.path.basename(src))
+    run("convert", os.path.join(d, "d.glb"), dst, "--original", src)
+    bad = changed_files(src, dst)
+    return f"not byte for byte: {', '.join(bad[:3])}" if bad else ""
+
+
 if ship:
+    for kind in ani_variants.VARIANTS:
+        for fps in (24, 30):
+            case(f"ani {kind} at {fps} fps", lambda kind=kind, fps=fps: other_rate(kind, fps))
     case("edit: a part moved and turned", moved)
     case("edit: a mesh scaled", scaled)
     case("edit: a key moved", key_moved)

@@ -553,3 +553,97 @@ fn a_broken_loose_content_xml_is_reported_beside_a_catalog_one() {
         checked.findings
     );
 }
+
+/// `conflicts --game`: three extensions installed in a game folder (built here from the corpus's
+/// dropship component as the game's file) patch it. Two patches that change the same node, or a
+/// node and its ancestor, conflict; an `<add>` into a node another one removes does not (only
+/// `replace` and `remove` are compared), nor do the extensions' own files.
+#[test]
+fn patches_of_one_game_node_conflict() {
+    let Some(root) = mods_root() else {
+        eprintln!("skipped: HANGAR_CORPUS is not set");
+        return;
+    };
+    let src = root
+        .parent()
+        .unwrap()
+        .join("x4-components/xirsoi__dropships/dropships/assets/units/size_m/arg_dropship.xml");
+    let game = Path::new(env!("CARGO_TARGET_TMPDIR")).join("modtools-game-patches");
+    let _ = std::fs::remove_dir_all(&game);
+    let rel = "assets/units/size_m/arg_dropship.xml";
+    std::fs::create_dir_all(game.join(rel).parent().unwrap()).unwrap();
+    std::fs::copy(&src, game.join(rel)).unwrap();
+    let ext = |name: &str, patch: &str| {
+        let dir = game.join("extensions").join(name);
+        std::fs::create_dir_all(dir.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(
+            dir.join("content.xml"),
+            format!("<content id=\"{name}\" name=\"{name}\" version=\"100\"/>"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join(rel),
+            format!("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<diff>\n{patch}\n</diff>\n"),
+        )
+        .unwrap();
+    };
+    let c1 = "//connection[@name='Connection01']";
+    let c2 = "//connection[@name='Connection02']";
+    ext(
+        "mod_a",
+        &format!(
+            "<replace sel=\"{c2}/offset/position/@y\">-18</replace>\n\
+             <replace sel=\"{c1}/offset/position/@x\">0.2</replace>"
+        ),
+    );
+    ext("mod_b", &format!("<remove sel=\"{c2}\"/>"));
+    ext(
+        "mod_c",
+        &format!(
+            "<replace sel=\"{c1}/offset/position/@x\">0.3</replace>\n\
+             <add sel=\"{c2}/parts\"><part name=\"extra\"/></add>"
+        ),
+    );
+    // Every extension installed in the game (no folders named).
+    let found = hangar::conflicts(&[], Some(&game)).unwrap();
+    let got: Vec<(&str, &str, Vec<&str>)> = found
+        .iter()
+        .map(|c| {
+            (
+                c.kind.as_str(),
+                c.name.as_str(),
+                c.mods.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    eprintln!("{got:#?}");
+    assert_eq!(
+        got,
+        vec![
+            ("patch", &*format!("{rel} {c2}"), vec!["mod_a", "mod_b"]),
+            (
+                "patch",
+                &*format!("{rel} {c1}/offset/position"),
+                vec!["mod_a", "mod_c"]
+            ),
+        ]
+    );
+    for c in &found {
+        assert_eq!(
+            c.files,
+            c.mods
+                .iter()
+                .map(|m| format!("{m}/{rel}"))
+                .collect::<Vec<_>>()
+        );
+        assert!(c.message.contains("applied last"), "{}", c.message);
+    }
+    // The same extensions named one by one, without the game: nothing (no patch is compared).
+    let dirs: Vec<PathBuf> = ["mod_a", "mod_b", "mod_c"]
+        .iter()
+        .map(|m| game.join("extensions").join(m))
+        .collect();
+    assert_eq!(hangar::conflicts(&dirs, None).unwrap(), vec![]);
+    // Named with the game: the same two.
+    assert_eq!(hangar::conflicts(&dirs, Some(&game)).unwrap(), found);
+}
