@@ -274,12 +274,8 @@ impl Archive {
                 entries.push(e);
             }
         }
-        entries.sort_by(|a, b| {
-            a.path
-                .replace('\\', "/")
-                .to_lowercase()
-                .cmp(&b.path.replace('\\', "/").to_lowercase())
-        });
+        // Each name spelled as the game compares it once, not twice a comparison.
+        entries.sort_by_cached_key(|e| e.path.replace('\\', "/").to_lowercase());
         let named: std::collections::HashSet<u32> = entries.iter().map(|e| e.block).collect();
         self.unnamed = self
             .blocks
