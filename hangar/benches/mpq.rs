@@ -1,120 +1,365 @@
-//! MPQ archives on a synthetic map made by the bench in a temp dir (100 MB by default, size with
-//! HANGAR_BENCH_MPQ_MB: nine of ten files small and text-like, the rest 1-8 MB, half of those
-//! compressible): `pack` (MB/s), `list` (opening reads the tables only), and `extract` against a
-//! plain parallel copy of the same files measured in the same run (the ratio is printed).
-//! Run: `cargo bench -p hangar --bench mpq`.
+//! MPQ archives: a map of about 100 MB (archive size; HANGAR_BENCH_MPQ_MB sets it) packed by hangar's
+//! own writer in a temp dir from files of StarCraft II kinds and sizes: the corpus archives' own files
+//! repeated (terrain, scripts, XML, models, sounds: compressible, as SC2 maps are; with
+//! HANGAR_CORPUS, otherwise stand-ins of the same kinds), DXT textures (barely compressible) and
+//! encoded sounds (incompressible, stored as they are). Measured in the same run, alternated round
+//! by round, best of each:
+//! - `list` (what `hangar cat list` does: open, the tables and the `(listfile)`) against reading the
+//!   header and the two tables' bytes alone;
+//! - `extract` (what `hangar cat extract` does: `archives::extract`, every file written whole
+//!   through a temporary file and a rename) against disk speed: the same files, already in memory,
+//!   written with one `std::fs::write` each, in parallel, into the same folders; also beside a plain
+//!   parallel copy of the loose files, and the read + inflate alone (`archives::verify`).
+//!
+//! Run: `cargo bench -p hangar --bench mpq` (HANGAR_BENCH_MPQ_ROUNDS rounds, 5 by default).
 
 use hangar::archives;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 mod common;
 
-fn synthetic(mb: u64) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hangar-bench-mpq-{mb}/Map.SC2Map"));
-    if dir.exists() {
-        return dir;
+/// The files of every MPQ archive under the corpus's `sc2-archives`, by name (`/` separated).
+fn corpus_files() -> Option<Vec<(String, Vec<u8>)>> {
+    let root = PathBuf::from(std::env::var_os("HANGAR_CORPUS")?).join("sc2-archives");
+    let mut stack = vec![root];
+    let mut archives_found = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if archives::is_archive_file(&p) {
+                archives_found.push(p);
+            }
+        }
     }
+    archives_found.sort();
+    let mut files = Vec::new();
+    for (k, a) in archives_found.iter().enumerate() {
+        let o = archives::open(a).ok()?;
+        for e in o
+            .archive
+            .entries
+            .iter()
+            .filter(|e| !e.path.starts_with('('))
+        {
+            if let Ok(bytes) = o.read(e) {
+                files.push((format!("m{k}/{}", e.path.replace('\\', "/")), bytes));
+            }
+        }
+    }
+    (!files.is_empty()).then_some(files)
+}
+
+/// Stand-ins for the corpus files: XML and script text (compresses 5-10x) and terrain layers
+/// (height ramps, masks mostly zero).
+fn stand_ins(next: &mut impl FnMut() -> u64) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for i in 0..120u64 {
+        let size = 1024 + (next() % (60 << 10)) as usize;
+        let mut text = String::with_capacity(size + 100);
+        while text.len() < size {
+            let n = next();
+            text.push_str(&format!(
+                "<CUnit id=\"Unit{}\"><LifeMax value=\"{}\"/><Speed value=\"{}.{}\"/></CUnit>\n",
+                n % 400,
+                n % 997,
+                n % 5,
+                n % 100
+            ));
+        }
+        files.push((format!("Base.SC2Data/GameData/x{i}.xml"), text.into_bytes()));
+    }
+    for (i, size) in [16 << 20, 4 << 20, 1 << 20, 512 << 10, 256 << 10]
+        .into_iter()
+        .enumerate()
+    {
+        let mut t = vec![0u8; size];
+        for (k, b) in t.iter_mut().enumerate() {
+            *b = if i % 2 == 0 {
+                ((k >> 9) as u8) & 0x0F
+            } else {
+                (k % 251) as u8 ^ ((k >> 12) as u8)
+            };
+        }
+        files.push((format!("t3Layer{i}"), t));
+    }
+    files
+}
+
+/// A DXT5 texture of `side` x `side`: 128-byte header, then 16-byte blocks whose endpoints change
+/// slowly and whose indices are noise (as real ones: libdeflate packs them by about a quarter).
+fn dds(side: usize, next: &mut impl FnMut() -> u64) -> Vec<u8> {
+    let mut d = vec![0u8; 128];
+    d[..4].copy_from_slice(b"DDS ");
+    let blocks = (side / 4) * (side / 4);
+    d.reserve(blocks * 16);
+    for b in 0..blocks {
+        let n = next();
+        let e = (b / 64) as u8;
+        d.extend_from_slice(&[0xFF, e, 0x49, 0x92, 0x24, 0x49, 0x92, 0x24]);
+        d.extend_from_slice(&[e, 0x84, e.wrapping_add(9), 0x31]);
+        d.extend_from_slice(&(n as u32 & 0x5555_5555 | (b as u32 & 0x0101_0101)).to_le_bytes());
+    }
+    d
+}
+
+/// The map's files: compressible ones to `mb * 0.9` MB, textures to `mb * 0.45`, sounds to `mb * 0.5`.
+fn map_files(mb: u64) -> (Vec<(String, Vec<u8>)>, &'static str) {
     let mut next = common::xorshift();
-    let (mut total, mut i) = (0u64, 0u64);
-    while total < mb << 20 {
-        let (size, path) = if i % 10 == 9 {
-            (
-                (1 << 20) + next() % (7 << 20),
-                format!("Assets/Textures/t{i}.dds"),
-            )
-        } else {
-            (
-                1024 + next() % (15 << 10),
-                format!("Base.SC2Data/GameData/d{}/x{i}.xml", i % 13),
-            )
-        };
-        let random = i % 20 == 9;
-        let bytes: Vec<u8> = if random {
-            (0..size).map(|_| next() as u8).collect()
-        } else {
-            let words = [
-                &b"<CUnit id=\"Marine\">"[..],
-                b"<LifeMax value=\"45\"/>",
-                b"</CUnit>\n",
-            ];
-            (0..size)
-                .map(|k| {
-                    let w = words[(k / 64 % 3) as usize];
-                    w[(k as usize) % w.len()].wrapping_add((next() % 4) as u8)
-                })
-                .collect()
-        };
-        let p = dir.join(&path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, bytes).unwrap();
-        total += size;
+    let (base, kind) = match corpus_files() {
+        Some(f) => (f, "the corpus archives' files"),
+        None => (
+            stand_ins(&mut next),
+            "stand-ins (set HANGAR_CORPUS for the corpus archives' files)",
+        ),
+    };
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    for round in 0.. {
+        for (name, bytes) in &base {
+            if total >= (mb << 20) * 9 / 10 {
+                break;
+            }
+            total += bytes.len() as u64;
+            files.push((format!("Copies/c{round}/{name}"), bytes.clone()));
+        }
+        if total >= (mb << 20) * 9 / 10 {
+            break;
+        }
+    }
+    let mut textures = 0u64;
+    let mut i = 0;
+    while textures < (mb << 20) * 45 / 100 {
+        let side = [128, 256, 512, 512, 1024, 1024, 2048][(next() % 7) as usize];
+        let t = dds(side, &mut next);
+        textures += t.len() as u64;
+        files.push((format!("Assets/Textures/t{i}_diff.dds"), t));
         i += 1;
     }
-    dir
+    let mut sounds = 0u64;
+    let mut i = 0;
+    while sounds < (mb << 20) / 2 {
+        let size = (32 << 10) + (next() % (2 << 20)) as usize;
+        let s: Vec<u8> = (0..size).map(|_| next() as u8).collect();
+        sounds += s.len() as u64;
+        files.push((format!("Assets/Sounds/s{i}.ogg"), s));
+        i += 1;
+    }
+    (files, kind)
+}
+
+/// Writes `files` under `dir` in parallel, each with one `std::fs::write` (`step` 0) or in writes
+/// of `step` bytes: disk speed.
+fn write_all(dir: &Path, files: &[(String, Vec<u8>)], step: usize) -> usize {
+    let folders: std::collections::BTreeSet<&str> = files
+        .iter()
+        .filter_map(|(n, _)| n.rsplit_once('/').map(|(d, _)| d))
+        .collect();
+    for f in folders {
+        std::fs::create_dir_all(dir.join(f)).unwrap();
+    }
+    files
+        .par_iter()
+        .map(|(n, b)| {
+            if step == 0 {
+                std::fs::write(dir.join(n), b).unwrap();
+            } else {
+                use std::io::Write;
+                let mut f = std::fs::File::create(dir.join(n)).unwrap();
+                b.chunks(step).for_each(|c| f.write_all(c).unwrap());
+            }
+            1
+        })
+        .sum()
+}
+
+/// CPU time this process has used, user and system, all threads (Linux; 0 elsewhere), in seconds:
+/// what a run costs whatever the other programs on the machine are doing.
+fn cpu_time() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |x| x.1);
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .map(|v| v.parse().unwrap_or(0.0))
+        .collect();
+    // utime and stime, fields 14 and 15 (11 and 12 after the name), in ticks of 1/100 s.
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+/// One contender of the extraction race, given the folder to write into.
+type Run<'a> = dyn Fn(&Path) -> usize + 'a;
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let mb: u64 = std::env::var("HANGAR_BENCH_MPQ_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
-    let dir = synthetic(mb);
-    let root = dir.parent().unwrap().to_path_buf();
+    // As the CLI does first thing: freed buffers kept for the next file.
+    hangar::keep_freed_memory();
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (mb, rounds) = (
+        env("HANGAR_BENCH_MPQ_MB", 100),
+        env("HANGAR_BENCH_MPQ_ROUNDS", 5),
+    );
+    let root = std::env::temp_dir().join(format!("hangar-bench-mpq2-{mb}"));
+    let _ = std::fs::remove_dir_all(&root);
+    let (files, kind) = map_files(mb);
+    let bytes: u64 = files.iter().map(|f| f.1.len() as u64).sum();
+    let loose = root.join("Map.SC2Map");
+    write_all(&loose, &files, 0);
     let archive = root.join("bench.SC2Map");
     let t = Instant::now();
-    let p = archives::pack(&dir, &archive).unwrap();
+    let p = archives::pack(&loose, &archive).unwrap();
     let pack = t.elapsed().as_secs_f64();
-    let bytes = p.bytes;
-    let mbs = |s: f64| bytes as f64 / (1 << 20) as f64 / s;
+    let mb_of = |n: u64| n as f64 / 1e6;
     println!(
-        "mpq pack: {} files, {:.0} MB -> {:.0} MB in {:.2} s ({:.0} MB/s)",
+        "mpq map: {} files, {:.0} MB ({kind}, DXT textures, sounds) packed into {:.0} MB in {pack:.2} s ({:.0} MB/s); load average {}",
         p.files,
-        bytes as f64 / 1048576.0,
-        p.archive_bytes as f64 / 1048576.0,
-        pack,
-        mbs(pack)
+        mb_of(bytes),
+        mb_of(p.archive_bytes),
+        mb_of(bytes) / pack,
+        common::load_average()
     );
 
-    let t = Instant::now();
+    // Listing against reading the header and the two tables alone.
     let o = archives::open(&archive).unwrap();
-    let list = t.elapsed().as_secs_f64();
+    let h = o.archive.header.clone();
+    let tables = [
+        (h.at, 32 + 0xD0),
+        (
+            h.at + h.hash_table_pos,
+            u64::from(h.hash_table_entries) * 16,
+        ),
+        (
+            h.at + h.block_table_pos,
+            u64::from(h.block_table_entries) * 16,
+        ),
+    ];
+    let times = common::race(
+        20,
+        &[
+            &|| archives::open(&archive).unwrap().archive.entries.len(),
+            &|| {
+                use std::io::{Read, Seek, SeekFrom};
+                let mut f = std::fs::File::open(&archive).unwrap();
+                let len = f.metadata().unwrap().len();
+                tables
+                    .iter()
+                    .map(|&(at, n)| {
+                        let mut b = vec![0u8; n.min(len - at) as usize];
+                        f.seek(SeekFrom::Start(at)).unwrap();
+                        f.read_exact(&mut b).unwrap();
+                        b.len()
+                    })
+                    .sum()
+            },
+        ],
+    );
     println!(
-        "mpq list: {} entries in {:.2} ms",
+        "mpq list: {} entries in {:.2} ms; the header and tables alone read in {:.2} ms: list/tables {:.1}",
         o.archive.entries.len(),
-        list * 1000.0
+        times[0] * 1e3,
+        times[1] * 1e3,
+        times[0] / times[1]
     );
 
-    // The same files loose, for the plain copy.
-    let loose: Vec<PathBuf> = (o.archive.entries.iter())
-        .filter(|e| !e.path.starts_with('('))
-        .map(|e| dir.join(e.path.replace('\\', "/")))
+    // Extraction against disk speed, alternated round by round. Every run writes into a folder of
+    // its own, after a `sync` (untimed), and nothing is removed until the end: this machine's ext4
+    // (no journal) skips inodes freed in the last minutes when it makes a file, a scan that grew
+    // with every removed round until it took a third of each run.
+    let out = root.join("out");
+    let names: Vec<PathBuf> = files.iter().map(|(n, _)| loose.join(n)).collect();
+    let runs: [(&str, &Run); 5] = [
+        ("extract", &|dir| {
+            let x = archives::extract(&o, dir, &[], &|_| {});
+            assert!(x.failed.is_empty(), "{:?}", x.failed.first());
+            x.written
+        }),
+        ("disk speed", &|dir| write_all(dir, &files, 0)),
+        ("disk speed, 64 KiB writes", &|dir| {
+            write_all(dir, &files, 64 << 10)
+        }),
+        ("copy of the loose files", &|dir| {
+            names
+                .par_iter()
+                .map(|p| {
+                    let d = dir.join(p.strip_prefix(&loose).unwrap());
+                    std::fs::create_dir_all(d.parent().unwrap()).unwrap();
+                    std::fs::copy(p, d).unwrap();
+                    1
+                })
+                .sum()
+        }),
+        ("read + inflate", &|_| archives::verify(&o, &|_| {}).0),
+    ];
+    // HANGAR_BENCH_MPQ_ONLY=extract runs that one alone (for a profiler).
+    let only = std::env::var("HANGAR_BENCH_MPQ_ONLY").ok();
+    let mut times = vec![Vec::new(); runs.len()];
+    let mut cpu = vec![Vec::new(); runs.len()];
+    for round in 0..rounds as usize {
+        for k in 0..runs.len() {
+            // Alternate the order, so that neither side always runs after the other.
+            let k = if round % 2 == 0 {
+                k
+            } else {
+                runs.len() - 1 - k
+            };
+            if only.as_ref().is_some_and(|o| o != runs[k].0) {
+                continue;
+            }
+            let dir = out.join(format!("{k}-{round}"));
+            let _ = std::process::Command::new("sync").status();
+            let (t, c) = (Instant::now(), cpu_time());
+            criterion::black_box(runs[k].1(&dir));
+            times[k].push(t.elapsed().as_secs_f64());
+            cpu[k].push(cpu_time() - c);
+        }
+    }
+    let best: Vec<f64> = times
+        .iter()
+        .map(|t| t.iter().copied().reduce(f64::min).unwrap_or(f64::NAN))
         .collect();
-    for round in 0..3 {
-        let out = root.join("x");
-        let copy = root.join("copy");
-        let _ = std::fs::remove_dir_all(&out);
-        let _ = std::fs::remove_dir_all(&copy);
-        let t = Instant::now();
-        let x = archives::extract(&o, &out, &[], &|_| {});
-        let extract = t.elapsed().as_secs_f64();
-        assert!(x.failed.is_empty());
-        let t = Instant::now();
-        loose.par_iter().for_each(|p| {
-            let d = copy.join(p.strip_prefix(&dir).unwrap());
-            std::fs::create_dir_all(d.parent().unwrap()).unwrap();
-            std::fs::copy(p, d).unwrap();
-        });
-        let plain = t.elapsed().as_secs_f64();
+    let medians: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
+    let cpus: Vec<f64> = cpu.iter_mut().map(|t| median(t)).collect();
+    for (k, (name, _)) in runs.iter().enumerate() {
         println!(
-            "mpq extract (round {round}): {:.0} MB/s, plain copy of the same files {:.0} MB/s: extract/copy {:.2}",
-            mbs(extract),
-            mbs(plain),
-            plain / extract
+            "mpq {name}: best {:.3} s ({:.0} MB/s), median {:.3} s, CPU time (median) {:.2} s",
+            best[k],
+            mb_of(bytes) / best[k],
+            medians[k],
+            cpus[k]
         );
     }
+    let ratio = |k: usize| {
+        format!(
+            "{:.2} (medians {:.2}, CPU time {:.2})",
+            best[k] / best[0],
+            medians[k] / medians[0],
+            cpus[k] / cpus[0]
+        )
+    };
+    println!(
+        "mpq extract of {:.0} MB from a {:.0} MB archive, best of {rounds}: {:.0} MB/s against disk speed {:.0} MB/s: extract/disk {}; against 64 KiB writes {:.0} MB/s: {}; extract/copy {}",
+        mb_of(bytes),
+        mb_of(p.archive_bytes),
+        mb_of(bytes) / best[0],
+        mb_of(bytes) / best[1],
+        ratio(1),
+        mb_of(bytes) / best[2],
+        ratio(2),
+        ratio(3)
+    );
+    let _ = std::fs::remove_dir_all(&root);
 }

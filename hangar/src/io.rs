@@ -200,6 +200,93 @@ pub fn write_output_with(
     Ok(())
 }
 
+/// [`write_output_with`] for one file of many going into folders that may not be there yet (an
+/// extraction): the folder is made only when the file cannot be created without it.
+pub fn write_output_made(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
+    let tmp = temp_for(path);
+    let write = || -> std::io::Result<()> {
+        let mut f = match std::fs::File::create(&tmp) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)?;
+                }
+                std::fs::File::create(&tmp)?
+            }
+            other => other?,
+        };
+        fill(&mut f)?;
+        std::fs::rename(&tmp, path)
+    };
+    if let Err(e) = write() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `to` in steps of [`STEP`]: on Linux (6.18, ext4, a 2-core VM) one write of a
+/// 16 MB file took 0.9-2.6 ms of system time a MB, steps of 64 KiB 0.31 ms (the kernel takes a
+/// large write into large page-cache folios, each fresh memory to the host); elsewhere a system
+/// call every 64 KiB costs nothing measurable.
+pub fn write_in_steps(to: &mut std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+    bytes.chunks(STEP).try_for_each(|piece| to.write_all(piece))
+}
+
+/// The most [`write_in_steps`] hands the kernel at once.
+pub const STEP: usize = 64 << 10;
+
+/// Writes `bytes`, which are the bytes at `offset` of the file `from` (a file stored as it is in
+/// an archive), to `to`: copied by the kernel from file to file where it can (`copy_file_range` on
+/// Linux: the bytes never pass through this process, a third of the CPU time of writing them from
+/// memory), the rest written from `bytes`.
+pub fn copy_range(
+    from: &std::fs::File,
+    offset: u64,
+    bytes: &[u8],
+    to: &mut std::fs::File,
+) -> std::io::Result<()> {
+    let done = kernel_copy(from, offset, bytes.len(), to);
+    write_in_steps(to, bytes.get(done..).unwrap_or_default())
+}
+
+/// Bytes copied by `copy_file_range`, stopping at the first error or short end (then the caller
+/// writes the rest itself).
+#[cfg(all(target_os = "linux", feature = "native"))]
+fn kernel_copy(from: &std::fs::File, offset: u64, len: usize, to: &std::fs::File) -> usize {
+    use std::os::fd::AsRawFd;
+    let mut done = 0usize;
+    while done < len {
+        let Ok(mut off) = libc::loff_t::try_from(offset.saturating_add(done as u64)) else {
+            break;
+        };
+        // SAFETY: both descriptors belong to open files; `off` outlives the call; a null output
+        // offset writes at `to`'s position and moves it.
+        let n = unsafe {
+            libc::copy_file_range(
+                from.as_raw_fd(),
+                &mut off,
+                to.as_raw_fd(),
+                std::ptr::null_mut(),
+                len - done,
+                0,
+            )
+        };
+        match usize::try_from(n) {
+            Ok(n @ 1..) => done += n,
+            _ => break,
+        }
+    }
+    done
+}
+
+#[cfg(not(all(target_os = "linux", feature = "native")))]
+fn kernel_copy(_: &std::fs::File, _: u64, _: usize, _: &std::fs::File) -> usize {
+    0
+}
+
 /// The temporary file [`write_output`] fills before renaming it to `path`.
 fn temp_for(path: &Path) -> std::path::PathBuf {
     let dir = path

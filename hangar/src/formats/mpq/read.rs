@@ -109,7 +109,10 @@ impl Archive {
                 ));
             }
             let full = usize::try_from(full).map_err(|_| past_end(at, full, self.len, what))?;
-            data = decompress(&data, full, at, what)?;
+            let mut out = Vec::new();
+            let n = decompress_into(&data, full, at, &|| what.to_string(), &mut out, 0)?;
+            out.truncate(n);
+            data = out;
             if data.len() != full {
                 return Err(Error::invalid(
                     at,
@@ -271,12 +274,8 @@ impl Archive {
                 entries.push(e);
             }
         }
-        entries.sort_by(|a, b| {
-            a.path
-                .replace('\\', "/")
-                .to_lowercase()
-                .cmp(&b.path.replace('\\', "/").to_lowercase())
-        });
+        // Each name spelled as the game compares it once, not twice a comparison.
+        entries.sort_by_cached_key(|e| e.path.replace('\\', "/").to_lowercase());
         let named: std::collections::HashSet<u32> = entries.iter().map(|e| e.block).collect();
         self.unnamed = self
             .blocks
@@ -317,7 +316,26 @@ impl Archive {
 
     /// The bytes of `e`, decrypted and decompressed.
     pub fn read(&self, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
-        read_file(self, src, e).map_err(|mut err| {
+        let mut buf = Vec::new();
+        Ok(match self.read_in(src, e, &mut buf)? {
+            Got::Source(bytes, _) => bytes.to_vec(),
+            Got::Buf(n) => {
+                buf.truncate(n);
+                buf
+            }
+        })
+    }
+
+    /// The bytes of `e`, decrypted and decompressed into the first bytes of `buf` (grown when it is
+    /// too short, never cleared: a buffer handed from file to file is not filled with zeros again),
+    /// or borrowed from `src` when they are stored there as they are.
+    pub(crate) fn read_in<'a>(
+        &self,
+        src: &'a dyn ReadAt,
+        e: &Entry,
+        buf: &mut Vec<u8>,
+    ) -> Result<Got<'a>> {
+        read_file(self, src, e, buf).map_err(|mut err| {
             if !err.path.starts_with(&e.path) {
                 err.path = if err.path.is_empty() {
                     e.path.clone()
@@ -399,34 +417,72 @@ fn read_header(src: &dyn ReadAt) -> Result<Header> {
     Ok(h)
 }
 
-/// `data` (a compression byte, then the stream) decompressed into at most `expected` bytes.
-fn decompress(data: &[u8], expected: usize, at: u64, what: &str) -> Result<Vec<u8>> {
+/// Where a file's bytes are: in the source as they are stored, or the first `n` bytes of the buffer.
+pub(crate) enum Got<'a> {
+    /// The bytes, and their offset in the source.
+    Source(&'a [u8], u64),
+    Buf(usize),
+}
+
+/// Makes `buf` at least `len` bytes long (new bytes zero); bounded by the caller, from the archive.
+fn grow(buf: &mut Vec<u8>, len: usize) {
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+}
+
+/// Copies `bytes` into `buf` at `pos`.
+fn put(buf: &mut Vec<u8>, pos: usize, bytes: &[u8]) {
+    grow(buf, pos + bytes.len());
+    if let Some(dst) = buf.get_mut(pos..pos + bytes.len()) {
+        dst.copy_from_slice(bytes);
+    }
+}
+
+/// `data` (a compression byte, then the stream) decompressed into `buf` at `pos`, at most
+/// `expected` bytes: how many. `what` names the piece in an error.
+fn decompress_into(
+    data: &[u8],
+    expected: usize,
+    at: u64,
+    what: &dyn Fn() -> String,
+    buf: &mut Vec<u8>,
+    pos: usize,
+) -> Result<usize> {
     let (&kind, body) = data
         .split_first()
-        .ok_or_else(|| Error::invalid(at, what, "an empty compressed sector"))?;
-    let ratio = usize::try_from(MAX_RATIO).unwrap_or(usize::MAX);
-    let mut out = Vec::with_capacity(
-        expected
-            .min(data.len().saturating_mul(ratio))
-            .saturating_add(1),
-    );
-    let done = match kind {
+        .ok_or_else(|| Error::invalid(at, what(), "an empty compressed sector"))?;
+    if kind == 0x00 {
         // Stored as it is: the compression byte is the data (as mpyq reads it).
-        0x00 => return Ok(data.to_vec()),
-        0x02 if inflate_fast(body, expected, &mut out) => Ok(()),
-        0x02 => {
-            use flate2::{Decompress, FlushDecompress, Status};
-            let mut z = Decompress::new(true);
-            match z.decompress_vec(body, &mut out, FlushDecompress::Finish) {
-                Ok(Status::StreamEnd) => Ok(()),
-                Ok(_) => Err("the zlib stream ends early or inflates past the size".to_string()),
-                Err(e) => Err(format!("zlib: {e}")),
+        put(buf, pos, data);
+        return Ok(data.len());
+    }
+    let ratio = usize::try_from(MAX_RATIO).unwrap_or(usize::MAX);
+    // One byte more than expected: a stream that fills it unpacks past its size.
+    let room = expected
+        .min(data.len().saturating_mul(ratio))
+        .saturating_add(1);
+    grow(buf, pos + room);
+    let dst = buf.get_mut(pos..pos + room).unwrap_or_default();
+    let done = match kind {
+        0x02 => match inflate_fast(body, dst) {
+            Some(n) => Ok(n),
+            None => {
+                use flate2::{Decompress, FlushDecompress, Status};
+                let mut z = Decompress::new(true);
+                match z.decompress(body, dst, FlushDecompress::Finish) {
+                    Ok(Status::StreamEnd) => Ok(z.total_out() as usize),
+                    Ok(_) => {
+                        Err("the zlib stream ends early or inflates past the size".to_string())
+                    }
+                    Err(e) => Err(format!("zlib: {e}")),
+                }
             }
-        }
+        },
         0x10 => {
             let mut z = bzip2::Decompress::new(false);
-            match z.decompress_vec(body, &mut out) {
-                Ok(bzip2::Status::StreamEnd) => Ok(()),
+            match z.decompress(body, dst) {
+                Ok(bzip2::Status::StreamEnd) => Ok(z.total_out() as usize),
                 Ok(_) => Err("the bzip2 stream ends early or unpacks past the size".to_string()),
                 Err(e) => Err(format!("bzip2: {e}")),
             }
@@ -442,43 +498,34 @@ fn decompress(data: &[u8], expected: usize, at: u64, what: &str) -> Result<Vec<u
             }
         )),
     };
-    done.map_err(|m| Error::invalid(at, what, m))?;
-    if out.len() > expected {
+    let n = done.map_err(|m| Error::invalid(at, what(), m))?;
+    if n > expected {
         return Err(Error::invalid(
             at,
-            what,
+            what(),
             format!("unpacks to more than the {expected} bytes it holds"),
         ));
     }
-    Ok(out)
+    Ok(n)
 }
 
 /// A whole zlib stream into `out` with libdeflate (1.3-1.7x faster than streaming zlib, see
-/// `xmf::mesh`), when it inflates to at most `expected` bytes; false leaves the streaming path to
-/// decide (and word the error).
+/// `xmf::mesh`): the bytes it gave, or `None` to leave the streaming path to decide (and word the
+/// error).
 #[cfg(feature = "native")]
-fn inflate_fast(body: &[u8], expected: usize, out: &mut Vec<u8>) -> bool {
+fn inflate_fast(body: &[u8], out: &mut [u8]) -> Option<usize> {
     thread_local! {
         static INFLATE: std::cell::RefCell<libdeflater::Decompressor> =
             std::cell::RefCell::new(libdeflater::Decompressor::new());
     }
-    out.resize(expected, 0);
-    let n = INFLATE.with(|d| d.borrow_mut().zlib_decompress(body, out));
-    match n {
-        Ok(n) => {
-            out.truncate(n);
-            true
-        }
-        Err(_) => {
-            out.clear();
-            false
-        }
-    }
+    INFLATE
+        .with(|d| d.borrow_mut().zlib_decompress(body, out))
+        .ok()
 }
 
 #[cfg(not(feature = "native"))]
-fn inflate_fast(_: &[u8], _: usize, _: &mut Vec<u8>) -> bool {
-    false
+fn inflate_fast(_: &[u8], _: &mut [u8]) -> Option<usize> {
+    None
 }
 
 /// The key of a file stored encrypted: from its name without folders, adjusted by its place.
@@ -491,7 +538,12 @@ fn file_key(e: &Entry, b: &Block) -> u32 {
     key
 }
 
-fn read_file(a: &Archive, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
+fn read_file<'a>(
+    a: &Archive,
+    src: &'a dyn ReadAt,
+    e: &Entry,
+    buf: &mut Vec<u8>,
+) -> Result<Got<'a>> {
     let b = a.blocks.get(e.block as usize).copied().ok_or_else(|| {
         Error::invalid(
             0,
@@ -525,7 +577,7 @@ fn read_file(a: &Archive, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
         return Err(past_end(at, csize, a.len, ""));
     }
     if csize == 0 {
-        return Ok(Vec::new());
+        return Ok(Got::Source(&[], at));
     }
     let size = b.size as usize;
     let compressed = b.flags & FILE_COMPRESS != 0;
@@ -540,21 +592,18 @@ fn read_file(a: &Archive, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
     let key = if encrypted { file_key(e, &b) } else { 0 };
     let stored = src.read_at(at, csize as usize)?;
     if b.flags & FILE_SINGLE_UNIT != 0 {
-        let mut data = stored.into_owned();
+        let mut stored = stored;
         if encrypted {
-            decrypt(&mut data, key);
+            decrypt(stored.to_mut(), key);
         }
         if compressed && b.size > b.compressed_size {
-            return decompress(&data, size, at, "");
+            return decompress_into(&stored, size, at, &String::new, buf, 0).map(Got::Buf);
         }
-        return Ok(data);
+        return Ok(kept(stored, at, usize::MAX, buf));
     }
     if !compressed && !encrypted {
         // Sectors back to back with no offset table.
-        return Ok(stored
-            .get(..size.min(stored.len()))
-            .unwrap_or_default()
-            .to_vec());
+        return Ok(kept(stored, at, size, buf));
     }
     let sectors = size.div_ceil(sector);
     let crc = usize::from(b.flags & FILE_SECTOR_CRC != 0);
@@ -563,7 +612,17 @@ fn read_file(a: &Archive, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
     if table_len as u64 > csize {
         if !compressed {
             // An encrypted file stored plainly: decrypted sector by sector.
-            return plain_encrypted(&stored, size, sector, key);
+            let n = size.min(stored.len());
+            put(buf, 0, stored.get(..n).unwrap_or_default());
+            for (i, chunk) in buf
+                .get_mut(..n)
+                .unwrap_or_default()
+                .chunks_mut(sector)
+                .enumerate()
+            {
+                decrypt(chunk, key.wrapping_add(i as u32));
+            }
+            return Ok(Got::Buf(n));
         }
         return Err(bad(format!(
             "its sector offset table ({sectors} sectors, {table_len} bytes) is longer than the {csize} bytes stored"
@@ -576,7 +635,12 @@ fn read_file(a: &Archive, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
     let offsets: Vec<usize> = (0..=sectors)
         .map(|i| le32(&table, i * 4) as usize)
         .collect();
-    let mut out = Vec::with_capacity(size.min(stored.len().saturating_mul(MAX_RATIO as usize)));
+    // The whole file's room at once (within what its stored bytes can hold), not a sector's at a time.
+    grow(
+        buf,
+        size.min(stored.len().saturating_mul(MAX_RATIO as usize)),
+    );
+    let mut n = 0usize;
     for i in 0..sectors {
         let (s, t) = (
             offsets.get(i).copied().unwrap_or(0),
@@ -599,33 +663,32 @@ fn read_file(a: &Archive, src: &dyn ReadAt, e: &Entry) -> Result<Vec<u8>> {
         }
         if compressed && raw.len() < expected {
             let at_sector = at.saturating_add(s as u64);
-            out.extend(decompress(
-                &raw,
-                expected,
-                at_sector,
-                &format!("sector {i}"),
-            )?);
+            n += decompress_into(&raw, expected, at_sector, &|| format!("sector {i}"), buf, n)?;
         } else {
-            out.extend_from_slice(&raw);
+            put(buf, n, &raw);
+            n += raw.len();
         }
-        if out.len() > size.saturating_add(sector) {
+        if n > size.saturating_add(sector) {
             return Err(bad(format!(
                 "its sectors hold more than the {size} bytes it claims"
             )));
         }
     }
-    Ok(out)
+    Ok(Got::Buf(n))
 }
 
-fn plain_encrypted(stored: &[u8], size: usize, sector: usize, key: u32) -> Result<Vec<u8>> {
-    let mut data = stored
-        .get(..size.min(stored.len()))
-        .unwrap_or_default()
-        .to_vec();
-    for (i, chunk) in data.chunks_mut(sector).enumerate() {
-        decrypt(chunk, key.wrapping_add(i as u32));
+/// The first `len` bytes of `stored` (all of them when fewer): borrowed from the source when it
+/// lends them, else moved into `buf`.
+fn kept<'a>(stored: Cow<'a, [u8]>, at: u64, len: usize, buf: &mut Vec<u8>) -> Got<'a> {
+    let n = len.min(stored.len());
+    match stored {
+        Cow::Borrowed(s) => Got::Source(s.get(..n).unwrap_or_default(), at),
+        Cow::Owned(mut v) => {
+            v.truncate(n);
+            *buf = v;
+            Got::Buf(n)
+        }
     }
-    Ok(data)
 }
 
 /// An archive on disk (mapped) with its tables.
@@ -633,6 +696,8 @@ pub struct Opened {
     pub path: PathBuf,
     pub archive: Archive,
     pub bytes: crate::io::Input,
+    /// The archive open, for copying the files stored as they are inside the kernel.
+    pub(crate) file: Option<std::fs::File>,
 }
 
 impl Opened {
@@ -646,13 +711,70 @@ impl Opened {
 
 /// Opens the archive at `path`: its header and tables are read, its files when asked for.
 pub fn open(path: &Path) -> Result<Opened> {
+    // Opened first: the file the map is made of a moment later, unless it is replaced between.
+    let file = std::fs::File::open(path).ok();
     let bytes = crate::io::read_input(path)?;
     let archive = Archive::from_source(&bytes).map_err(|e| e.in_file(path))?;
     Ok(Opened {
         path: path.to_path_buf(),
         archive,
         bytes,
+        file,
     })
+}
+
+/// Buffers handed from one file to the next, for one extraction or verification: a file is
+/// inflated into memory that is already there (and already zeroed), not into fresh pages.
+#[derive(Default)]
+struct Buffers(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl Buffers {
+    fn with<R>(&self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        let mut buf = (self.0.lock().ok())
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default();
+        let r = f(&mut buf);
+        if let Ok(mut v) = self.0.lock() {
+            v.push(buf);
+        }
+        r
+    }
+}
+
+impl Opened {
+    /// `f` given the bytes of `e` (borrowed from the map, or inflated into `buf`) and, when they
+    /// are stored there as they are, their offset in the archive; errors name the archive and the
+    /// entry.
+    fn with_bytes<R>(
+        &self,
+        e: &Entry,
+        buf: &mut Vec<u8>,
+        f: impl FnOnce(&[u8], Option<u64>) -> Result<R>,
+    ) -> Result<R> {
+        let got =
+            (self.archive.read_in(&self.bytes, e, buf)).map_err(|err| err.in_file(&self.path))?;
+        match got {
+            Got::Source(bytes, at) => f(bytes, Some(at)),
+            Got::Buf(n) => f(buf.get(..n).unwrap_or_default(), None),
+        }
+    }
+}
+
+/// `f` on each of `entries` in parallel, the largest first (so that no large file is left for the
+/// end while the other threads wait), each given a buffer; the results in the entries' order.
+fn each_entry<T: Send>(entries: &[&Entry], f: impl Fn(&Entry, &mut Vec<u8>) -> T + Sync) -> Vec<T> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(entries.get(i).map_or(0, |e| e.size)));
+    let buffers = Buffers::default();
+    let mut done: Vec<(usize, T)> = order
+        .par_iter()
+        .filter_map(|&i| {
+            let e = entries.get(i)?;
+            Some((i, buffers.with(|buf| f(e, buf))))
+        })
+        .collect();
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
 }
 
 /// Writes the files of `o` that match `patterns` (all when empty) under `dir`, in parallel. An
@@ -669,54 +791,50 @@ pub fn extract(
         .iter()
         .filter(|e| patterns.is_empty() || patterns.iter().any(|p| glob_matches(p, &e.path)))
         .collect();
-    let results: Vec<Result<u64>> = chosen
-        .par_iter()
-        .map(|e| {
-            let r = crate::formats::catalog::destination(dir, &e.path)
-                .map_err(|why| {
-                    Error::refused(
-                        e.path.clone(),
-                        format!("the entry's name {why}: it would be written outside the output folder; refused"),
-                    )
-                    .in_file(&o.path)
-                })
-                .and_then(|dest| {
-                    let bytes = o.read(e)?;
-                    crate::io::create_parent(&dest)?;
-                    crate::io::write_output(&dest, &bytes)?;
+    let results = each_entry(&chosen, |e, buf| {
+        let r = crate::formats::catalog::destination(dir, &e.path)
+            .map_err(|why| {
+                Error::refused(
+                    e.path.clone(),
+                    format!("the entry's name {why}: it would be written outside the output folder; refused"),
+                )
+                .in_file(&o.path)
+            })
+            .and_then(|dest| {
+                o.with_bytes(e, buf, |bytes, at| {
+                    crate::io::write_output_made(&dest, |out| match (&o.file, at) {
+                        (Some(file), Some(at)) => crate::io::copy_range(file, at, bytes, out),
+                        _ => crate::io::write_in_steps(out, bytes),
+                    })?;
                     Ok(bytes.len() as u64)
-                });
-            progress(u64::from(e.size));
-            r
-        })
-        .collect();
+                })
+            });
+        progress(u64::from(e.size));
+        r
+    });
     Extracted::tally(results)
 }
 
 /// Reads every named file of `o` whole: the entries that cannot be read (and why), with the
 /// number that could.
 pub fn verify(o: &Opened, progress: &(dyn Fn(u64) + Sync)) -> (usize, Vec<Error>) {
-    let results: Vec<Result<()>> = o
-        .archive
-        .entries
-        .par_iter()
-        .map(|e| {
-            let r = o.read(e).and_then(|b| {
-                if b.len() == e.size as usize {
-                    Ok(())
-                } else {
-                    Err(Error::invalid(
-                        e.offset,
-                        e.path.clone(),
-                        format!("reads as {} bytes, its block says {}", b.len(), e.size),
-                    )
-                    .in_file(&o.path))
-                }
-            });
-            progress(u64::from(e.size));
-            r
-        })
-        .collect();
+    let entries: Vec<&Entry> = o.archive.entries.iter().collect();
+    let results: Vec<Result<()>> = each_entry(&entries, |e, buf| {
+        let r = o.with_bytes(e, buf, |b, _| {
+            if b.len() == e.size as usize {
+                Ok(())
+            } else {
+                Err(Error::invalid(
+                    e.offset,
+                    e.path.clone(),
+                    format!("reads as {} bytes, its block says {}", b.len(), e.size),
+                )
+                .in_file(&o.path))
+            }
+        });
+        progress(u64::from(e.size));
+        r
+    });
     let ok = results.iter().filter(|r| r.is_ok()).count();
     (ok, results.into_iter().filter_map(|r| r.err()).collect())
 }

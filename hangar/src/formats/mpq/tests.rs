@@ -22,18 +22,23 @@ fn encryption_round_trips() {
     assert_eq!(b, plain);
 }
 
-#[test]
-fn a_built_archive_reads_back_file_for_file() {
-    let big: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
+/// `n` bytes of xorshift noise: they do not shrink.
+fn noise(n: usize) -> Vec<u8> {
     let mut x = 0x2545_F491u32;
-    let noise: Vec<u8> = (0..20_000)
+    (0..n)
         .map(|_| {
             x ^= x << 13;
             x ^= x >> 17;
             x ^= x << 5;
             (x >> 24) as u8
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_built_archive_reads_back_file_for_file() {
+    let big: Vec<u8> = (0..40_000u32).map(|i| (i % 251) as u8).collect();
+    let noise = noise(20_000);
     let files: Vec<(String, &[u8])> = vec![
         ("Assets\\Models\\a.m3".into(), b"MD34 a model"),
         ("Base.SC2Data/GameData/UnitData.xml".into(), &big),
@@ -106,4 +111,60 @@ fn an_encrypted_file_reads_with_the_key_of_its_name() {
     let e = a.find("assets/secret.txt").unwrap();
     assert_eq!(e.flags & FILE_ENCRYPTED, FILE_ENCRYPTED);
     assert_eq!(a.read(&bytes, &e).unwrap(), text);
+}
+
+#[test]
+fn an_extraction_writes_every_file_as_it_reads() {
+    // A compressed file of three sectors, one stored whole (noise: copied file to file by the
+    // kernel), an empty one and a small one, in two folders.
+    let big: Vec<u8> = (0..40_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let noise = noise(70_001);
+    let files: Vec<(String, &[u8])> = vec![
+        ("Base.SC2Data\\GameData\\UnitData.xml".into(), &big),
+        ("Assets\\Sounds\\noise.ogg".into(), &noise),
+        ("empty.txt".into(), b""),
+        ("Assets\\Models\\a.m3".into(), b"MD34 a model"),
+    ];
+    let dir = std::env::temp_dir().join(format!("hangar-mpq-extract-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("x.SC2Map");
+    std::fs::write(&path, build(&files).unwrap()).unwrap();
+    let o = open(&path).unwrap();
+    let noise_entry = o.archive.find("assets/sounds/noise.ogg").unwrap();
+    assert_eq!(noise_entry.flags, FILE_EXISTS | FILE_SINGLE_UNIT);
+    let out = dir.join("out");
+    let x = extract(&o, &out, &[], &|_| {});
+    assert!(x.failed.is_empty(), "{:?}", x.failed);
+    // The four files and the (listfile), a name and CR LF a line.
+    let listfile: usize = files.iter().map(|f| f.0.len() + 2).sum();
+    assert_eq!(listfile, 92);
+    assert_eq!((x.written, x.bytes), (5, 40_000 + 70_001 + 12 + 92));
+    for (name, data) in &files {
+        let got = std::fs::read(out.join(name.replace('\\', "/"))).unwrap();
+        assert_eq!(&got, data, "{name}");
+    }
+    let (read, bad) = verify(&o, &|_| {});
+    assert_eq!((read, bad.len()), (5, 0));
+    // A buffer handed over dirty and longer than the file: its first bytes are the file.
+    let e = o
+        .archive
+        .find("base.sc2data/gamedata/unitdata.xml")
+        .unwrap();
+    let mut buf = vec![0xAA; 100_000];
+    match o.archive.read_in(&o.bytes, &e, &mut buf).unwrap() {
+        read::Got::Buf(n) => assert_eq!(&buf[..n], &big[..]),
+        read::Got::Source(..) => panic!("a compressed file is inflated into the buffer"),
+    }
+    assert_eq!(buf.len(), 100_000);
+    // The stored file is lent from the map, with its place in the archive.
+    match o.archive.read_in(&o.bytes, &noise_entry, &mut buf).unwrap() {
+        read::Got::Source(b, at) => assert_eq!((b, at), (&noise[..], noise_entry.offset)),
+        read::Got::Buf(_) => panic!("a file stored as it is is lent"),
+    }
+    // Bytes the kernel cannot copy (past the end of the file given) are written from memory.
+    let mut f = std::fs::File::create(dir.join("copied")).unwrap();
+    crate::io::copy_range(o.file.as_ref().unwrap(), 1 << 40, b"from memory", &mut f).unwrap();
+    assert_eq!(std::fs::read(dir.join("copied")).unwrap(), b"from memory");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
