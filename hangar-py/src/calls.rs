@@ -167,7 +167,7 @@ pub fn new_ship<E>(
         (None, Some(p)) => {
             let opened = hangar::open(p)?;
             let (scene, mut warnings) = opened.to_scene()?;
-            if args.spec.textures {
+            if args.spec.textures && args.spec.images.is_empty() {
                 let (images, w) = opened.images()?;
                 args.spec.images = images;
                 warnings.extend(w);
