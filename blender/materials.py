@@ -165,7 +165,7 @@ def image_slot(bsdf_input):
 def new_images(hangar, materials, output):
     """(material, slot, "", pixels top row first) of each image of a material made in Blender (not
     imported: no `hangar_extras`) that feeds its Principled BSDF, the material named as the model
-    written to `output` names it (`hangar.material_name`)."""
+    written to `output` names it (`hangar.material_name`; `output` None: by its Blender name)."""
     out = []
     for bm in materials:
         if bm is None or MATERIAL in bm or EXTRAS in bm or not bm.node_tree:  # imported, not new
@@ -182,6 +182,8 @@ def new_images(hangar, materials, output):
             if any(e[0] == bm.name and e[1] == slot for e in out):
                 continue
             out.append((bm.name, slot, "", np.ascontiguousarray(pixels(src.image)[::-1])))
+    if output is None:  # named by the caller (a new ship names them itself)
+        return out
     return [(hangar.material_name(output, name), slot, key, px) for name, slot, key, px in out]
 
 

@@ -25,6 +25,7 @@ from bpy.props import EnumProperty, IntProperty, StringProperty, BoolProperty
 from mathutils import Matrix
 
 from .common import EXTRAS, SidebarPanel, hangar_lib, trs_from_blender
+from . import materials as materials_
 from .export_model import mesh_from_blender
 
 TAGS = "tags"
@@ -250,9 +251,13 @@ class EXPORT_SCENE_OT_hangar_x4_ship(bpy.types.Operator):
             def progress(done, total):
                 wm.progress_update(int(100 * done / max(total, 1)))
 
+            # Images of materials made in Blender: the library names the new materials and writes them.
+            used = {s.material for o in context.scene.objects if o.type == "MESH"
+                    for s in o.material_slots if s.material is not None}
+            images = materials_.new_images(hangar, sorted(used, key=lambda m: m.name), None)
             written = hangar.new_ship(scene, out, template, self.ship_id, ship_name=self.ship_name or None,
                                       description=self.description or None, lods=self.lods, game=game,
-                                      pack=self.pack, force=self.force, progress=progress)
+                                      pack=self.pack, force=self.force, progress=progress, images=images)
         except Exception as e:  # hangar.Error and Blender's own
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

@@ -114,6 +114,39 @@ def built():
     return ""
 
 
+def painted():
+    """The hull painted with a material made in Blender (an 8 x 8 red image into its Base Color): the
+    extension carries it as ship_test_m_01.red_paint, in a material library patch and a red texture."""
+    ship()
+    hull = bpy.data.objects["hull"]
+    mat = bpy.data.materials.new("Red Paint")
+    mat.use_nodes = True
+    img = bpy.data.images.new("red", 8, 8)
+    img.pixels.foreach_set([1.0, 0.0, 0.0, 1.0] * 64)
+    tex = mat.node_tree.nodes.new("ShaderNodeTexImage")
+    tex.image = img
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    mat.node_tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    hull.data.materials.append(mat)
+    folder = os.path.join(out, "painted", "test_ship")
+    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    if "FINISHED" not in export(folder):
+        return "export did not finish"
+    lib = os.path.join(folder, "libraries/material_library.xml")
+    tex_file = os.path.join(folder, f"assets/textures/{SHIP}/red_paint_diffuse.gz")
+    if not os.path.isfile(lib) or not os.path.isfile(tex_file):
+        return f"no library patch or texture: {sorted(os.listdir(folder))}"
+    m = [e for e in ET.parse(lib).getroot().iter("material") if e.get("name") == "red_paint"]
+    if len(m) != 1 or m[0].find("properties/property").get("value") != \
+            f"extensions\\test_ship\\assets\\textures\\{SHIP}\\red_paint_diffuse":
+        return f"library: {open(lib).read()}"
+    lod0 = hangar.open(os.path.join(folder, f"assets/units/size_m/{SHIP}_data/hull-lod0.xmf"))
+    names = [x.name for x in lod0.materials]
+    if names != [f"{SHIP}.red_paint"]:
+        return f"hull-lod0 materials {names}"
+    return ""
+
+
 def refused():
     """A bad id and a folder in use: an error report, nothing written."""
     ship()
@@ -140,5 +173,6 @@ if template is None:
     print("skipped: no dropships mod in the corpus")
     sys.exit(0)
 checks.case("new ship", built)
+checks.case("new ship painted", painted)
 checks.case("new ship refused", refused)
 checks.finish()

@@ -56,6 +56,14 @@ pub enum NewCommand {
         /// Put everything but content.xml into ext_01.cat/.dat.
         #[arg(long)]
         pack: bool,
+        /// write (default): a material the game's library lacks (any without a collection, like
+        /// Blender's `Red Paint`) becomes `ID.red_paint`, an entry of a
+        /// libraries/material_library.xml patch, and its images gzip'd DDS textures under
+        /// assets/textures/ID/, as `convert --textures write` writes them; the game's own
+        /// materials (`collection.material`, checked against --game's library) are named, not
+        /// copied. none: the XMFs name the scene's materials and nothing more is written.
+        #[arg(long, value_enum, default_value_t = Textures::Write)]
+        textures: Textures,
         /// The extension folder to write (default: ./ID); its name is the extension's id.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
@@ -68,6 +76,13 @@ pub enum NewCommand {
     },
 }
 
+/// `--textures`: whether new materials and their images are written.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Textures {
+    Write,
+    None,
+}
+
 pub fn run(cmd: NewCommand, verbose: bool) -> Result<bool> {
     let NewCommand::Ship {
         scene,
@@ -78,6 +93,7 @@ pub fn run(cmd: NewCommand, verbose: bool) -> Result<bool> {
         game,
         lods,
         pack,
+        textures,
         out,
         force,
         json,
@@ -97,6 +113,12 @@ pub fn run(cmd: NewCommand, verbose: bool) -> Result<bool> {
     spec.lods = lods;
     spec.folder = Some(folder);
     spec.pack = pack;
+    spec.textures = matches!(textures, Textures::Write);
+    if spec.textures {
+        let (images, warnings) = opened.images()?;
+        crate::print_warnings(&scene, &warnings, verbose);
+        spec.images = images;
+    }
     let bar = crate::files_bar(model.nodes.len());
     let ext = hangar::new_ship_with_progress(&model, &spec, view.as_ref(), &|done, total| {
         bar.set_length(total as u64);

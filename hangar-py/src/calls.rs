@@ -164,7 +164,16 @@ pub fn new_ship<E>(
 ) -> std::result::Result<(Vec<PathBuf>, Vec<Warning>), NewShipError<E>> {
     let (scene, mut warnings) = match (scene, path) {
         (Some(s), _) => (s, Vec::new()),
-        (None, Some(p)) => hangar::open(p)?.to_scene()?,
+        (None, Some(p)) => {
+            let opened = hangar::open(p)?;
+            let (scene, mut warnings) = opened.to_scene()?;
+            if args.spec.textures && args.spec.images.is_empty() {
+                let (images, w) = opened.images()?;
+                args.spec.images = images;
+                warnings.extend(w);
+            }
+            (scene, warnings)
+        }
         (None, None) => return Err(hangar::Error::refused("scene", "no scene given").into()),
     };
     let folder = args

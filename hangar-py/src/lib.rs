@@ -159,26 +159,21 @@ fn digest(py: Python<'_>, arrays: Vec<numpy::PyReadonlyArray1<'_, u8>>) -> PyRes
     Ok(py.detach(|| calls::digest(&slices)))
 }
 
-/// Writes textures changed outside the game back as the game reads them, below the folder a model
-/// exported to `output` (from `source`) is the root of. `edits`: (material, slot, key, width,
-/// height, RGBA bytes with rows top to bottom; an empty key: a new material's image). Returns
-/// (file, what) of each file written, then (None, warning) of each image not written.
-#[pyfunction]
-fn write_textures(
-    py: Python<'_>,
-    source: PathBuf,
-    output: PathBuf,
-    edits: Vec<(
-        String,
-        String,
-        String,
-        u32,
-        u32,
-        numpy::PyReadonlyArray1<'_, u8>,
-    )>,
-) -> PyResult<Vec<(Option<PathBuf>, String)>> {
+/// A texture edit as Python hands it: (material, slot, key, width, height, RGBA bytes with rows top
+/// to bottom; an empty key: a new material's image).
+type PyEdit<'py> = (
+    String,
+    String,
+    String,
+    u32,
+    u32,
+    numpy::PyReadonlyArray1<'py, u8>,
+);
+
+/// Python's texture edits as the library's.
+fn edits_from_py(edits: &[PyEdit<'_>]) -> PyResult<Vec<hangar::TextureEdit>> {
     let mut list = Vec::with_capacity(edits.len());
-    for (material, slot, key, width, height, rgba) in &edits {
+    for (material, slot, key, width, height, rgba) in edits {
         let slot = hangar::Slot::from_name(slot)
             .ok_or_else(|| err(format!("material {material:?}: no texture slot {slot:?}")))?;
         list.push(hangar::TextureEdit {
@@ -192,6 +187,21 @@ fn write_textures(
             },
         });
     }
+    Ok(list)
+}
+
+/// Writes textures changed outside the game back as the game reads them, below the folder a model
+/// exported to `output` (from `source`) is the root of. `edits`: (material, slot, key, width,
+/// height, RGBA bytes with rows top to bottom; an empty key: a new material's image). Returns
+/// (file, what) of each file written, then (None, warning) of each image not written.
+#[pyfunction]
+fn write_textures(
+    py: Python<'_>,
+    source: PathBuf,
+    output: PathBuf,
+    edits: Vec<PyEdit<'_>>,
+) -> PyResult<Vec<(Option<PathBuf>, String)>> {
+    let list = edits_from_py(&edits)?;
     let (wrote, warnings) = py
         .detach(|| hangar::write_textures(&source, &output, &list))
         .map_err(err)?;
@@ -217,9 +227,11 @@ fn is_multimat(name: String) -> bool {
 /// `path`, a glTF) becomes an X4 extension written under `directory`, cloned from `template` (a
 /// ship macro file, or a macro name found through `game`). `progress(done, total)` is called on
 /// this thread as parts are made; after an exception it raises, nothing is
-/// written. Returns the paths written and the warnings as JSON text.
+/// written. `textures`: materials the game lacks written with their `images` (texture edits as
+/// [`write_textures`] takes them, by the scene's material names; a glTF `path`'s own when none).
+/// Returns the paths written and the warnings as JSON text.
 #[pyfunction]
-#[pyo3(signature = (scene, path, directory, template, ship_id, ship_name=None, description=None, lods=2, game=None, pack=false, force=false, progress=None))]
+#[pyo3(signature = (scene, path, directory, template, ship_id, ship_name=None, description=None, lods=2, game=None, pack=false, force=false, progress=None, textures=true, images=None))]
 #[allow(clippy::too_many_arguments)]
 fn new_ship(
     py: Python<'_>,
@@ -235,6 +247,8 @@ fn new_ship(
     pack: bool,
     force: bool,
     progress: Option<Py<PyAny>>,
+    textures: bool,
+    images: Option<Vec<PyEdit<'_>>>,
 ) -> PyResult<(Vec<PathBuf>, String)> {
     if lods > 3 {
         return Err(err(format!("lods={lods}: 0 to 3 LODs below lod0")));
@@ -245,6 +259,8 @@ fn new_ship(
     spec.description = description;
     spec.lods = lods;
     spec.pack = pack;
+    spec.textures = textures;
+    spec.images = edits_from_py(images.as_deref().unwrap_or_default())?;
     let args = calls::NewShipArgs {
         directory,
         spec,

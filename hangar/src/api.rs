@@ -387,6 +387,19 @@ impl Opened {
         Ok((scene, resolved.images, warnings))
     }
 
+    /// A glTF's images by the material each draws (PNG inside the GLB, a data URI, or a file
+    /// beside the glTF), as `--textures write` takes them back; none for any other format. An
+    /// image that cannot be read is left out and said in the warnings.
+    pub fn images(&self) -> Result<(Vec<crate::textures::Edit>, Vec<Warning>)> {
+        match (self.format(), self.parsed.document.source()) {
+            (Format::Glb | Format::GltfText, Some(bytes)) => {
+                crate::gltf::import::images(bytes, self.name.parent())
+                    .map_err(|e| e.in_file(&self.name))
+            }
+            _ => Ok(Default::default()),
+        }
+    }
+
     /// The bytes of the file `output` names (its extension picks the type: `.glb`, `.gltf`,
     /// `.obj`, `.json`, the game formats, `.png`/`.dds` for pictures, `.xml` for a whole
     /// component), and the files that go with it (paths relative to `output`'s folder). Nothing

@@ -815,8 +815,6 @@ fn new_materials(
     up: &Path,
     new: &[&Edit],
 ) -> crate::error::Result<(Vec<TextureFile>, Vec<Warning>)> {
-    use crate::formats::x4xml::material_library::{self as library, Property};
-    use crate::material::Slot;
     if new.is_empty() {
         return Ok(Default::default());
     }
@@ -857,11 +855,36 @@ fn new_materials(
         .map(|r| format!("extensions\\{}\\", extension_folder(&r, base.as_deref())))
         .unwrap_or_default();
     let (game_library, _) = search.material_library();
-    let mut text = base;
+    let (mut files, by_material) = new_maps(
+        new,
+        |m| x4_material_name(output, m).unwrap_or_else(|| m.to_string()),
+        &prefix,
+        up,
+    )?;
+    if let Some(text) = with_materials(base, by_material, game_library.as_ref())? {
+        files.push((up.join(LIBRARY), text.into_bytes(), String::new()));
+    }
+    Ok((files, Vec::new()))
+}
+
+/// New materials' library properties by X4 name (`collection.material`), as [`new_maps`] gives them.
+pub(crate) type NewMaps = BTreeMap<String, Vec<crate::formats::x4xml::material_library::Property>>;
+
+/// The images of materials new in an export (`new`, each named in X4 by `x4_name`): each map a BC3
+/// DDS, gzip'd, at `up/assets/textures/<collection>/<material>_<map>.gz`, and each material's
+/// `BitMap` properties naming them as the game finds them (`prefix`: `extensions\<mod>\` in a mod).
+pub(crate) fn new_maps(
+    new: &[&Edit],
+    x4_name: impl Fn(&str) -> String,
+    prefix: &str,
+    up: &Path,
+) -> crate::error::Result<(Vec<TextureFile>, NewMaps)> {
+    use crate::formats::x4xml::material_library::Property;
+    use crate::material::Slot;
     let mut files: Vec<TextureFile> = Vec::new();
-    let mut by_material: BTreeMap<String, Vec<Property>> = BTreeMap::new();
+    let mut by_material = NewMaps::new();
     for e in new {
-        let name = x4_material_name(output, &e.material).unwrap_or_else(|| e.material.clone());
+        let name = x4_name(&e.material);
         let (collection, material) = name.split_once('.').unwrap_or(("", &name));
         let maps: Vec<(&str, dds::Image)> = match e.slot {
             Slot::BaseColor => vec![("diffuse_map", e.image.clone())],
@@ -886,9 +909,22 @@ fn new_materials(
             });
         }
     }
-    for (name, properties) in by_material {
+    Ok((files, by_material))
+}
+
+/// A mod's library `text` (none: a new `<diff>` patch) with each material of `materials` in it,
+/// shader `P1_complex_surface.fx`; one of a collection the game's library has is added into it.
+/// `None` when there is nothing to write.
+pub(crate) fn with_materials(
+    text: Option<String>,
+    materials: NewMaps,
+    game_library: Option<&Library>,
+) -> crate::error::Result<Option<String>> {
+    use crate::formats::x4xml::material_library as library;
+    let mut text = text;
+    for (name, properties) in materials {
         let (collection, material) = name.split_once('.').unwrap_or(("", &name));
-        let in_game = game_library.as_ref().is_some_and(|l| {
+        let in_game = game_library.is_some_and(|l| {
             l.collections
                 .iter()
                 .any(|c| c.name.eq_ignore_ascii_case(collection))
@@ -905,10 +941,7 @@ fn new_materials(
             in_game,
         )?);
     }
-    if let Some(text) = text {
-        files.push((up.join(LIBRARY), text.into_bytes(), String::new()));
-    }
-    Ok((files, Vec::new()))
+    Ok(text)
 }
 
 /// The texture files of `edits` (`texture_files`) written beside `output` (a model exported from

@@ -335,14 +335,19 @@ def write_textures(source: str | PathLike[str], output: str | PathLike[str], edi
     ``assets/textures/<collection>/<material>_<map>.gz`` and the material into the mod's
     ``libraries/material_library.xml`` (name the material with ``material_name`` first).
     Returns (file, what) for each file written, then (None, warning) for each image not written."""
+    return [(fspath(f) if f is not None else None, w)
+            for f, w in _native.write_textures(fspath(source), fspath(output), _native_edits(edits))]
+
+
+def _native_edits(edits):
+    """(material, slot, key, pixels (height, width, 4)) as the native side takes them."""
     native = []
     for material, slot, key, px in edits:
         px = np.ascontiguousarray(px, dtype=np.uint8)
         if px.ndim != 3 or px.shape[2] != 4:
             raise Error(f"material {material!r}: pixels must be (height, width, 4), not {px.shape}")
         native.append((material, slot, key, px.shape[1], px.shape[0], px.reshape(-1)))
-    return [(fspath(f) if f is not None else None, w)
-            for f, w in _native.write_textures(fspath(source), fspath(output), native)]
+    return native
 
 
 def material_name(output: str | PathLike[str], name: str) -> str:
@@ -361,7 +366,7 @@ def is_multimat(name: str) -> bool:
 def new_ship(scene_or_path, directory: str | PathLike[str], template: str, ship_id: str,
              ship_name: Optional[str] = None, description: Optional[str] = None, lods: int = 2,
              game: str | PathLike[str] | None = None, pack: bool = False, force: bool = False,
-             progress=None) -> list[str]:
+             progress=None, textures: bool = True, images: Optional[list] = None) -> list[str]:
     """``hangar new ship``: a ship built as meshes and empties becomes an X4 extension the game loads
     as it is, written whole under ``directory`` (its folder name is the extension's id).
 
@@ -375,12 +380,17 @@ def new_ship(scene_or_path, directory: str | PathLike[str], template: str, ship_
     ``lods``: LODs made below lod0 where the scene gives none (0 to 3). ``pack``: all but
     content.xml in ext_01.cat/.dat. ``force``: write into a ``directory`` that is not empty.
     ``progress(done, total)``: called as parts are made; an exception it raises is raised
-    again once the work ends, and nothing is written. Returns the paths written; raises :class:`Error`."""
+    again once the work ends, and nothing is written. ``textures``: a material the game's library
+    lacks (a name without ``collection.``) becomes ``<id>.<name>``, an entry of a
+    libraries/material_library.xml patch, and its ``images`` (as :func:`write_textures` takes them,
+    by the scene's material names; a glTF path's own images when none are given) gzip'd DDS textures.
+    Returns the paths written; raises :class:`Error`."""
     if isinstance(scene_or_path, Scene):
         native, path = scene_or_path._to_native(), None
     else:
         native, path = None, fspath(scene_or_path)
     written, _warnings = _native.new_ship(native, path, fspath(directory), template, ship_id, ship_name,
                                           description, lods, None if game is None else fspath(game),
-                                          pack, force, progress)
+                                          pack, force, progress, textures,
+                                          _native_edits(images) if images else None)
     return [fspath(p) for p in written]

@@ -6,13 +6,14 @@
 //! files are written by the existing writers (XMF, catalog) and the XML of [`xml`].
 
 mod lod;
+mod materials;
 mod scene;
 mod template;
 mod xml;
 
 use crate::error::{Error, Result, Warning};
 use crate::formats::xmf;
-use crate::model::{Mesh, Scene};
+use crate::model::{Material, Mesh, Scene};
 use crate::vfs::GameView;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,15 @@ pub struct NewShip {
     pub folder: Option<String>,
     /// Everything but content.xml in `ext_01.cat`/`.dat`.
     pub pack: bool,
+    /// Materials the game lacks written as `--textures write` writes them: an entry each in a
+    /// `libraries/material_library.xml` patch, named `<id>.<material>`, and their [`images`]
+    /// as gzip'd DDS textures (default: on).
+    ///
+    /// [`images`]: NewShip::images
+    pub textures: bool,
+    /// The images the scene's materials are drawn with, by material name (a glTF's:
+    /// [`crate::Opened::images`]).
+    pub images: Vec<crate::textures::Edit>,
 }
 
 impl NewShip {
@@ -47,6 +57,8 @@ impl NewShip {
             lods: 2,
             folder: None,
             pack: false,
+            textures: true,
+            images: Vec::new(),
         }
     }
 }
@@ -136,16 +148,16 @@ struct PartFiles {
 
 fn xmf_bytes(
     mesh: &Mesh,
-    scene: &Scene,
+    materials: &[Material],
     target: xmf::write::Target,
     what: &str,
 ) -> Result<Vec<u8>> {
-    let (x, _) = xmf::mesh::from_mesh(mesh, &scene.materials, target)
+    let (x, _) = xmf::mesh::from_mesh(mesh, materials, target)
         .map_err(|e| Error::new(e.kind, e.offset, format!("{what}.{}", e.path), e.message))?;
     xmf::write::write(&x)
 }
 
-fn part_files(part: &scene::Part, scene: &Scene, lods: u32) -> Result<PartFiles> {
+fn part_files(part: &scene::Part, materials: &[Material], lods: u32) -> Result<PartFiles> {
     let mut out = PartFiles {
         files: Vec::new(),
         warnings: Vec::new(),
@@ -159,7 +171,7 @@ fn part_files(part: &scene::Part, scene: &Scene, lods: u32) -> Result<PartFiles>
     let visual = xmf::write::Target::Visual;
     out.files.push((
         format!("{name}-lod0.xmf"),
-        xmf_bytes(lod0, scene, visual, &format!("part {name:?} lod0"))?,
+        xmf_bytes(lod0, materials, visual, &format!("part {name:?} lod0"))?,
     ));
     // LODs: those the scene gives, else each made from the level before.
     let mut before = lod0.clone();
@@ -194,7 +206,7 @@ fn part_files(part: &scene::Part, scene: &Scene, lods: u32) -> Result<PartFiles>
         };
         out.files.push((
             format!("{name}-lod{level}.xmf"),
-            xmf_bytes(&m, scene, visual, &format!("part {name:?} lod{level}"))?,
+            xmf_bytes(&m, materials, visual, &format!("part {name:?} lod{level}"))?,
         ));
         before = m;
     }
@@ -202,7 +214,7 @@ fn part_files(part: &scene::Part, scene: &Scene, lods: u32) -> Result<PartFiles>
     for (level, m) in part.lods.iter().filter(|(l, _)| *l > lods.min(3)) {
         out.files.push((
             format!("{name}-lod{level}.xmf"),
-            xmf_bytes(m, scene, visual, &format!("part {name:?} lod{level}"))?,
+            xmf_bytes(m, materials, visual, &format!("part {name:?} lod{level}"))?,
         ));
     }
     let nocollision = part.attributes.first().is_some_and(|(_, t)| {
@@ -222,7 +234,7 @@ fn part_files(part: &scene::Part, scene: &Scene, lods: u32) -> Result<PartFiles>
             format!("{name}-collision.xmf"),
             xmf_bytes(
                 &c,
-                scene,
+                materials,
                 xmf::write::Target::Collision,
                 &format!("part {name:?} collision"),
             )?,
@@ -268,6 +280,17 @@ pub fn new_ship_with_progress(
     }
     let (size, size_word) = size_of(&t.class);
     let authored = scene::read(scene, size_word)?;
+    let made = match spec.textures {
+        true => materials::new_materials(scene, id, &folder, &spec.images, t.library.as_ref())?,
+        false => Default::default(),
+    };
+    // The XMFs name each new material as its library entry does.
+    let mut materials = std::borrow::Cow::Borrowed(&scene.materials[..]);
+    for (i, name) in &made.renamed {
+        if let Some(m) = materials.to_mut().get_mut(*i) {
+            m.name.clone_from(name);
+        }
+    }
     let name = spec.name.clone().unwrap_or_else(|| id.to_string());
     let description = spec.description.clone().unwrap_or_default();
     let described = spec.description.is_some();
@@ -279,7 +302,7 @@ pub fn new_ship_with_progress(
         .parts
         .par_iter()
         .map(|p| {
-            let r = part_files(p, scene, spec.lods);
+            let r = part_files(p, &materials, spec.lods);
             progress(
                 done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
                 total,
@@ -288,7 +311,12 @@ pub fn new_ship_with_progress(
         })
         .collect();
     let mut ext = NewExtension {
-        warnings: authored.warnings.clone(),
+        warnings: authored
+            .warnings
+            .iter()
+            .chain(&made.warnings)
+            .cloned()
+            .collect(),
         parts: total,
         connections: authored.connections.len(),
         ..Default::default()
@@ -398,6 +426,7 @@ pub fn new_ship_with_progress(
         "t/0001-l044.xml".into(),
         xml::texts(page, &name, &description).into_bytes(),
     ));
+    files.extend(made.files);
 
     if spec.pack {
         let entries: Vec<(String, &[u8])> =

@@ -98,6 +98,14 @@ fn tags_of(extras: &serde_json::Map<String, Value>) -> Option<&str> {
     extras.get("tags").and_then(Value::as_str)
 }
 
+/// Whether a tag list names a slot's kind (`weapon`, `dockingbay`...).
+fn names_kind(tags: &str) -> bool {
+    tags.split_whitespace().any(|w| {
+        let w = w.to_ascii_lowercase();
+        KINDS.iter().any(|k| w == *k || w.starts_with("dock"))
+    })
+}
+
 fn has_word(tags: &str, word: &str) -> bool {
     tags.split_whitespace()
         .any(|w| w.eq_ignore_ascii_case(word))
@@ -182,6 +190,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
         }
     }
     let mut out = Authored::default();
+    out.warnings.extend(unsure(scene, &kinds, size));
     let mut names: Vec<String> = Vec::new();
     for (i, node) in scene.nodes.iter().enumerate() {
         let at = format!("nodes[{i}]");
@@ -274,10 +283,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                 let sized = tags
                     .split_whitespace()
                     .any(|w| SIZES.iter().any(|s| w.eq_ignore_ascii_case(s)));
-                let kind = tags.split_whitespace().any(|w| {
-                    let w = w.to_ascii_lowercase();
-                    KINDS.iter().any(|k| w == *k || w.starts_with("dock"))
-                });
+                let kind = names_kind(tags);
                 if sized && !kind {
                     return Err(Error::refused(
                         at,
@@ -304,6 +310,57 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
         ));
     }
     Ok(out)
+}
+
+/// What the convention cannot tell, said: a childless empty whose tags name no slot kind may be a
+/// part without geometry written as a connection, and a childless empty without tags (nor a
+/// `con_weapon*`... name) is left out. One warning for each case, naming the empties.
+fn unsure(scene: &Scene, kinds: &[Kind], size: &str) -> Vec<Warning> {
+    let holds = |i: usize| scene.nodes.iter().any(|n| n.parent == Some(i));
+    let listed = |v: &[String]| {
+        let shown: Vec<&str> = v.iter().take(8).map(String::as_str).collect();
+        let more = v.len().saturating_sub(shown.len());
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!("{}{more}", shown.join(", "))
+    };
+    let (mut kindless, mut dropped) = (Vec::new(), Vec::new());
+    for (i, node) in scene.nodes.iter().enumerate() {
+        if node.mesh.is_some() || holds(i) {
+            continue;
+        }
+        match (kinds.get(i), tags_of(&node.extras)) {
+            (Some(Kind::Connection), Some(tags)) if !names_kind(tags) => {
+                kindless.push(format!("{:?} (tags {tags:?})", node.name));
+            }
+            (Some(Kind::Group), None) if default_tags(&node.name, size).is_none() => {
+                dropped.push(format!("{:?}", node.name));
+            }
+            _ => {}
+        }
+    }
+    let said = |v: &[String], what: &str, how: &str| {
+        let one = if v.len() == 1 { "y" } else { "ies" };
+        (!v.is_empty()).then(|| {
+            let message = format!("{} empt{one} {what}: {}; {how}", v.len(), listed(v));
+            Warning::new(None, "nodes", message)
+        })
+    };
+    said(
+        &kindless,
+        "without children whose tags name no slot kind written as connections (hardpoints), not parts",
+        "a part without geometry needs the word `part` in its tags (tags=\"part ...\")",
+    )
+    .into_iter()
+    .chain(said(
+        &dropped,
+        "without tags, children or a con_weapon/con_turret/con_shield/con_engine name left out",
+        "give a hardpoint its `tags` (\"weapon medium standard\"), a part without geometry tags=\"part\"",
+    ))
+    .collect()
 }
 
 /// The part node `i` hangs from (its nearest part ancestor, by name) and node `i`'s scale,
@@ -416,7 +473,19 @@ mod tests {
         way.extras.insert("tags".into(), json!("npc_waypoint"));
         way.extras.insert("group".into(), json!("g1"));
         scene.nodes.push(way);
+        scene.nodes.push(Node::new("antenna"));
         let a = read(&scene, "medium").unwrap();
+        // What the convention cannot tell is said: the waypoint may be a part, the antenna is dropped.
+        let said: Vec<&str> = a.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(said[0].starts_with("1 empty without children whose tags name no slot kind"));
+        assert!(
+            said[0].contains("\"waypoint\" (tags \"npc_waypoint\")"),
+            "{}",
+            said[0]
+        );
+        assert!(said[0].contains("tags=\"part ...\""));
+        assert!(said[1].contains("left out: \"antenna\""), "{}", said[1]);
         assert_eq!(a.parts.len(), 2);
         assert_eq!(a.parts[1].parent.as_deref(), Some("hull"));
         assert_eq!(a.parts[1].lods.len(), 1);

@@ -5,6 +5,7 @@
 use crate::assemble::read::find_in;
 use crate::check::xml;
 use crate::error::{Error, Result};
+use crate::formats::x4xml::material_library::Library;
 use crate::vfs::GameView;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,9 @@ pub(crate) struct Template {
     pub used: HashSet<String>,
     /// Text pages in use.
     pub pages: HashSet<u64>,
+    /// The game's material library with its extensions' patches, when the game itself is in view
+    /// (`--game`, or the template's view); an extension alone does not know the game's materials.
+    pub library: Option<Library>,
 }
 
 /// One index file of the view and the extension it belongs to (its folder names, lower case; none
@@ -145,6 +149,25 @@ fn owners(view: &GameView, own: &[String]) -> Vec<Owner> {
         out.push(Owner { prefix, names });
     }
     out
+}
+
+/// The game's material library patched by each extension's, in `owners` order; `None` when the
+/// view's own library is no whole `<materiallibrary>` (an extension's patch alone).
+fn material_library(view: &GameView, owners: &[Owner]) -> Option<Library> {
+    const FILE: &str = "libraries/material_library.xml";
+    let game = read_text(view, FILE)?;
+    if xml::parse(&game).ok()?.root_element().tag_name().name() != "materiallibrary" {
+        return None;
+    }
+    let mut lib = Library::default();
+    lib.apply(&game).ok()?;
+    for o in owners.iter().filter(|o| !o.prefix.is_empty()) {
+        if let Some(text) = read_text(view, &format!("{}{FILE}", o.prefix)) {
+            // A patch that does not apply leaves the library as it was.
+            let _ = lib.apply(&text);
+        }
+    }
+    Some(lib)
 }
 
 /// Looks the template up. `template` is a macro file, or a macro's name found through `game` (a
@@ -371,7 +394,11 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
         (Some((_, id)), None) => id.clone().or(prefixed_ext).or(own.first().cloned()),
         (_, e) => e,
     };
+    let library = game
+        .and_then(|g| material_library(g, &self::owners(g, &[])))
+        .or_else(|| material_library(&view, &owners));
     Ok(Template {
+        library,
         macro_name,
         macro_text,
         class,

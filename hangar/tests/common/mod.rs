@@ -382,3 +382,15 @@ pub fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// `hangar::check_mod` on `dir` (no game): the check, and its findings of severity error.
+pub fn mod_errors(dir: &Path) -> (hangar::ModCheck, Vec<hangar::Finding>) {
+    let check = hangar::check_mod(dir, None).unwrap();
+    let errors = check
+        .findings
+        .iter()
+        .filter(|f| f.severity == hangar::Severity::Error)
+        .cloned()
+        .collect();
+    (check, errors)
+}
