@@ -62,7 +62,6 @@ async function call(op, args = {}) {
     if (e.trap) {
       worker.terminate();
       startWorker();
-const mods = modTools({ $, call, status, fail, setState, leave3d, view });
       if (opened) await call('open', opened).catch(() => {});
       throw new Error(`hangar stopped on this file (${e.message}); it was restarted`);
     }
@@ -546,6 +545,7 @@ addEventListener('drop', async e => {
 });
 
 startWorker();
+const mods = modTools({ $, call, status, fail, setState, leave3d, view });
 // The 3D view and its WebGL context made while the user picks a file (20-35 ms without a GPU,
 // not spent after the file is chosen).
 (window.requestIdleCallback || setTimeout)(view3dOf);

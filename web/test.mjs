@@ -493,7 +493,8 @@ checks.push(
     await page.waitForFunction(() => ['conflicts', 'error', 'mod'].includes(document.body.dataset.state), null, { timeout: 120000 }).catch(() => {});
     const got = await page.evaluate(() => ({ state: document.body.dataset.state, r: window.hangarConflicts, rows: document.querySelectorAll('#conflicts tbody tr').length, error: document.getElementById('error').textContent }));
     if (got.state !== 'conflicts') return [`state ${got.state}: ${got.error}`];
-    if (JSON.stringify(got.r.conflicts) !== JSON.stringify(want)) bad.push(`page lists ${got.r.conflicts.length} conflicts, the CLI ${want.length}; first page ${JSON.stringify(got.r.conflicts[0])?.slice(0, 160)}, CLI ${JSON.stringify(want[0])?.slice(0, 160)}`);
+    const same = list => JSON.stringify(list.map(c => [c.kind, c.name, c.mods, c.files, c.message]));
+    if (same(got.r.conflicts) !== same(want)) bad.push(`page lists ${got.r.conflicts.length} conflicts, the CLI ${want.length}; first page ${JSON.stringify(got.r.conflicts[0])?.slice(0, 160)}, CLI ${JSON.stringify(want[0])?.slice(0, 160)}`);
     if (got.rows !== want.length) bad.push(`${got.rows} rows shown`);
     if (!want.length) bad.push('the CLI found no conflict');
     const kinds = {};
