@@ -33,11 +33,12 @@ export function modTools(page) {
   // A game or extension folder for the template (its macro named by name or path inside it).
   async function setGame(name, list) {
     gameName = name;
+    $('ship-template').value = '';
+    await call('addGame', { label: name, files: list });
+    // Said once the worker holds the folder (a template typed before would have been cleared).
     $('ship-game-name').textContent = `${name} (${list.length} files)`;
     $('ship-game-name').dataset.files = list.length;
-    await call('addGame', { label: name, files: list });
     hints(list.map(f => f.path).filter(p => /_macro\.xml$/i.test(p)));
-    $('ship-template').value = '';
   }
 
   async function build(e) {
@@ -51,7 +52,8 @@ export function modTools(page) {
       const { meta, bytes } = await call('newShip', {
         scene: $('ship-scene').value,
         template: $('ship-template').value,
-        id: $('ship-id').value,
+        // not `id`: that is the call's own (app.js `call`), which an `id` here would replace
+        shipId: $('ship-id').value,
         name: $('ship-name').value,
         description: $('ship-description').value,
         lods: +$('ship-lods').value || 0,

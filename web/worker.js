@@ -158,9 +158,9 @@ const ops = {
     return {};
   },
   // The new ship's extension as a zip (`hangar new ship`), with what was made in `meta`.
-  newShip({ scene, template, id, name, description, lods }) {
+  newShip({ scene, template, shipId, name, description, lods }) {
     progress('building the ship', -1);
-    const form = new ShipForm(scene, template, id, name || '', description || '', lods);
+    const form = new ShipForm(scene, template, shipId, name || '', description || '', lods);
     const none = game ? null : new Workspace('none');
     try {
       return shown(() => ws.new_ship(form, game || none));
