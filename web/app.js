@@ -3,6 +3,7 @@
 // fills the info, validate and download panels. No format is read here.
 import { View3D } from './view3d.js';
 import { drawBgf, drawDot } from './flat.js';
+import { modTools } from './mods.js';
 
 const $ = id => document.getElementById(id);
 const body = document.body;
@@ -31,7 +32,11 @@ function startWorker() {
   wasm.then(module => worker.postMessage({ module }));
   worker.onmessage = ({ data }) => {
     if (data.ready) { marks(data.marks); body.dataset.hangar = 'ready'; return; }
-    if (data.progress !== undefined) { status(data.progress, true); return; }
+    if (data.progress !== undefined) {
+      status(data.progress, true);
+      if (data.fraction >= 0) $('progress').value = data.fraction; else $('progress').removeAttribute('value');
+      return;
+    }
     const c = calls.get(data.id);
     if (!c) return;
     calls.delete(data.id);
@@ -104,11 +109,13 @@ async function openFiles(list, folder) {
     listFiles(models);
     setState('listed');
     if (listing.modKind) await showMod(folder);
+    else await mods.conflicts(folder);
     return;
   }
+  mods.opened(list);
   // Files: the first that is not a motion is the model; motions chosen with it apply to it.
   const paths = list.map(f => f.path);
-  const model = paths.find(p => !MOTIONS.includes(ext(p))) || paths[0];
+  const model = paths.find(p => ['glb', 'gltf'].includes(ext(p))) || paths.find(p => !MOTIONS.includes(ext(p))) || paths[0];
   const motions = paths.filter(p => p !== model && MOTIONS.includes(ext(p)));
   listFiles(models.length > 1 ? models : []);
   await show(model, motions);
@@ -514,7 +521,21 @@ addEventListener('drop', async e => {
   e.preventDefault();
   body.classList.remove('dragging');
   const entries = [...e.dataTransfer.items].map(i => i.webkitGetAsEntry?.()).filter(Boolean);
-  if (entries.length === 1 && entries[0].isDirectory) {
+  const dirs = entries.filter(en => en.isDirectory);
+  if (dirs.length && entries.length > 1) {
+    // A scene with a folder: the folder is the new ship's template; else several mod folders.
+    const files = [];
+    for (const en of entries) if (en.isFile) files.push(await new Promise((ok, no) => en.file(ok, no)));
+    const out = [];
+    for (const d of dirs) await walk(d, '', out);
+    if (files.some(f => ['glb', 'gltf'].includes(ext(f.name)))) {
+      await openFiles(files.map(f => ({ path: f.name, file: f })));
+      await mods.setGame(dirs[0].name, out.filter(f => f.path.startsWith(dirs[0].name + '/')).map(f => ({ ...f, path: f.path.slice(dirs[0].name.length + 1) })));
+    } else {
+      for (const f of files) out.push({ path: f.name, file: f });
+      openFiles(out, `${dirs.length} folders`);
+    }
+  } else if (entries.length === 1 && entries[0].isDirectory) {
     const out = [];
     const dir = entries[0];
     await walk(dir, '', out);
@@ -525,6 +546,7 @@ addEventListener('drop', async e => {
 });
 
 startWorker();
+const mods = modTools({ $, call, status, fail, setState, leave3d, view });
 // The 3D view and its WebGL context made while the user picks a file (20-35 ms without a GPU,
 // not spent after the file is chosen).
 (window.requestIdleCallback || setTimeout)(view3dOf);

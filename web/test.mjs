@@ -44,6 +44,8 @@ const cases = [
   { name: 'xac-xsm', files: [join(corpus, 'emfx/vic2vl__Zulu_Infantry.xac'), join(corpus, 'emfx/vic2vl__Zulu_Idle.xsm')] },
   { name: 'component-folder', folder: dropship, pick: 'arg_dropship.xml', model: join(dropship, 'arg_dropship.xml') },
 ];
+// HANGAR_WEB_ONLY=REGEX runs only the cases whose names match.
+const only = process.env.HANGAR_WEB_ONLY ? new RegExp(process.env.HANGAR_WEB_ONLY) : null;
 for (const c of cases) c.expect = expected(c.files || [c.model]);
 
 // The share of #view's pixels that differ from the background (its top-left pixel); the
@@ -62,6 +64,7 @@ const args = '--no-sandbox --disable-gpu --disable-quic --no-first-run --disable
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args });
 let passed = 0, failed = 0;
 for (const c of cases) {
+  if (only && !only.test(c.name)) continue;
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = [];
   page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
@@ -512,11 +515,167 @@ async function mpqArchive(page) {
 }
 checks.push(['multimat-drawn', multimatDrawn], ['mpq-archive', mpqArchive]);
 
+// The mod tools. A new ship: a scene (a corpus ship converted by the CLI, stripped to what a
+// modder builds: parts as meshes named after them with their collision meshes as `<part>-collision`
+// children, the others `nocollision`; placed connections as empties carrying their attributes) and
+// a template give the extension `hangar new ship` writes, file for file and byte for byte, as one
+// ID.zip. LOD count 0 and collision meshes given: the page's wasm has no meshoptimizer (C++), so a
+// LOD or a collision mesh it would make differs from the CLI's (see README, "In the browser").
+const dropMod = join(mods, 'xirsoi__dropships__dropships');
+const shipTemplate = 'ship_tel_m_dropship_01_a_macro';
+function sceneGlb() {
+  const full = join(tmp, 'tel.glb'), out = join(tmp, 'scene.glb');
+  execFileSync(hangar, ['convert', join(dropMod, 'assets/units/size_m/tel_dropship.xml'), full], { stdio: 'ignore' });
+  const b = readFileSync(full);
+  const jlen = b.readUInt32LE(12);
+  const g = JSON.parse(b.subarray(20, 20 + jlen).toString('utf8'));
+  const bin = b.subarray(20 + jlen);
+  const x4 = n => n.extras?.x4 || {};
+  const nodes = [];
+  const kept = new Map();
+  const keep = (i, parent) => {
+    const n = g.nodes[i];
+    const k = x4(n);
+    const kids = n.children || [];
+    let mine = parent;
+    const at = { translation: n.translation, rotation: n.rotation };
+    if (k.part) {
+      const lod0 = kids.map(c => g.nodes[c]).find(c => x4(c).lod === 0 && c.mesh !== undefined);
+      const coll = kids.map(c => g.nodes[c]).find(c => x4(c).collision && c.mesh !== undefined);
+      mine = nodes.length;
+      nodes.push({ name: k.part, ...at, mesh: lod0?.mesh, extras: coll ? {} : { tags: 'nocollision' }, children: [] });
+      if (coll) {
+        nodes[mine].children.push(nodes.length);
+        nodes.push({ name: `${k.part}-collision`, translation: coll.translation, rotation: coll.rotation, mesh: coll.mesh });
+      }
+    } else if (k.connection && k.attributes?.tags && (n.translation || n.rotation)) {
+      const attrs = Object.fromEntries(Object.entries(k.attributes).filter(([a]) => a !== 'name' && a !== 'parent'));
+      mine = nodes.length;
+      nodes.push({ name: k.connection, ...at, extras: attrs, children: [] });
+    }
+    if (mine !== parent && parent !== null) nodes[parent].children.push(mine);
+    if (mine !== parent && parent === null) kept.set(mine, true);
+    for (const c of kids) keep(c, mine);
+  };
+  for (const r of g.scenes[g.scene || 0].nodes) for (const c of g.nodes[r].children || []) keep(c, null);
+  for (const n of nodes) { for (const k of Object.keys(n)) if (n[k] === undefined || (Array.isArray(n[k]) && !n[k].length && k === 'children')) delete n[k]; }
+  const out2 = { ...g, nodes, scenes: [{ name: 'ship', nodes: [...kept.keys()] }], scene: 0 };
+  delete out2.animations; delete out2.skins;
+  let json = Buffer.from(JSON.stringify(out2), 'utf8');
+  json = Buffer.concat([json, Buffer.alloc((4 - json.length % 4) % 4, 0x20)]);
+  const head = Buffer.alloc(20);
+  head.write('glTF', 0); head.writeUInt32LE(2, 4); head.writeUInt32LE(20 + json.length + bin.length, 8);
+  head.writeUInt32LE(json.length, 12); head.write('JSON', 16);
+  writeFileSync(out, Buffer.concat([head, json, bin]));
+  return { path: out, parts: nodes.filter(n => n.mesh !== undefined && !n.name.endsWith('-collision')).length };
+}
+const walkFiles = (dir, pre = '') => readdirSync(dir, { withFileTypes: true }).flatMap(e => e.isDirectory() ? walkFiles(join(dir, e.name), pre + e.name + '/') : [pre + e.name]).sort();
+
+// Fills the new-ship form and builds; the zip unpacked (or the message shown).
+async function buildShip(page, { template, id, name, lods }) {
+  await page.waitForSelector('#new-ship:not([hidden])', { timeout: 60000 });
+  if (template !== undefined) await page.fill('#ship-template', template);
+  await page.fill('#ship-id', id);
+  await page.fill('#ship-name', name || '');
+  await page.fill('#ship-lods', String(lods));
+  await page.evaluate(() => { document.getElementById('ship-result').dataset.state = ''; });
+  const download = page.waitForEvent('download', { timeout: 180000 }).catch(() => null);
+  await page.click('#ship-build');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('ship-result').dataset.state), null, { timeout: 180000 });
+  const state = await page.evaluate(() => document.getElementById('ship-result').dataset.state);
+  if (state !== 'done') return { error: await page.textContent('#ship-result') };
+  const d = await download;
+  const dir = mkdtempSync(join(tmp, 'ship-'));
+  execFileSync('unzip', ['-q', '-o', await d.path(), '-d', dir]);
+  return { name: d.suggestedFilename(), dir: join(dir, id) };
+}
+
+// The CLI on the same inputs; the files that differ (or are missing on either side).
+function sameAsCli(got, cliArgs, id) {
+  const out = join(mkdtempSync(join(tmp, 'cli-')), id);
+  execFileSync(hangar, ['new', 'ship', ...cliArgs, '--id', id, '--out', out], { stdio: 'ignore' });
+  const want = walkFiles(out), have = walkFiles(got.dir);
+  const bad = [];
+  if (String(want) !== String(have)) bad.push(`zip holds ${have.length} files, the CLI wrote ${want.length}: ${want.filter(f => !have.includes(f)).concat(have.filter(f => !want.includes(f))).slice(0, 3)}`);
+  const differ = want.filter(f => have.includes(f) && !readFileSync(join(out, f)).equals(readFileSync(join(got.dir, f))));
+  if (differ.length) bad.push(`${differ.length} of ${want.length} files differ, as ${differ[0]}`);
+  return { bad, files: want.length };
+}
+
+let scene;
+checks.push(
+  ['new-ship-macro-file', async page => {
+    // The scene and a macro file dropped together (the macro alone: no ware or component found
+    // around it, as for the CLI given that file alone).
+    scene = scene || sceneGlb();
+    const alone = mkdtempSync(join(tmp, 'macro-'));
+    const macroFile = join(alone, `${shipTemplate}.xml`);
+    writeFileSync(macroFile, readFileSync(join(dropMod, `assets/units/size_m/macros/${shipTemplate}.xml`)));
+    await page.setInputFiles('#open', [scene.path, macroFile]);
+    const got = await buildShip(page, { id: 'ship_web_a', name: 'Web A', lods: 0 });
+    if (got.error) return [`error: ${got.error}`];
+    const bad = [];
+    if (got.name !== 'ship_web_a.zip') bad.push(`named ${got.name}`);
+    const r = sameAsCli(got, [scene.path, '--template', macroFile, '--name', 'Web A', '--lods', '0'], 'ship_web_a');
+    console.log(`\tnew-ship-macro-file: ${r.files} files as the CLI writes them, ${scene.parts} parts`);
+    return bad.concat(r.bad);
+  }],
+  ['new-ship-template-folder', async page => {
+    // The scene, then the dropships mod as the template folder, its macro chosen by name; a bad
+    // id and a template that is no ship macro are said on the page, and the tab builds after them.
+    scene = scene || sceneGlb();
+    await page.setInputFiles('#open', scene.path);
+    await page.waitForSelector('#new-ship:not([hidden])', { timeout: 60000 });
+    await page.setInputFiles('#ship-game', dropMod);
+    await page.waitForFunction(() => +document.getElementById('ship-game-name').dataset.files > 0, null, { timeout: 60000 });
+    const bad = [];
+    const e1 = await buildShip(page, { template: shipTemplate, id: 'bad id', lods: 0 });
+    if (!/not an id/.test(e1.error || '')) bad.push(`bad id: ${JSON.stringify(e1)}`);
+    const e2 = await buildShip(page, { template: 'content.xml', id: 'ship_web_c', lods: 0 });
+    if (!/macro/.test(e2.error || '')) bad.push(`content.xml as the template: ${JSON.stringify(e2)}`);
+    const got = await buildShip(page, { template: shipTemplate, id: 'ship_web_b', name: 'Web B', lods: 0 });
+    if (got.error) return bad.concat([`error: ${got.error}`]);
+    const r = sameAsCli(got, [scene.path, '--template', shipTemplate, '--game', dropMod, '--name', 'Web B', '--lods', '0'], 'ship_web_b');
+    const content = readFileSync(join(got.dir, 'content.xml'), 'utf8');
+    // The mod's content.xml has no id; its index paths name it (extensions\dropships\...).
+    if (!content.includes('<dependency id="dropships"/>')) bad.push('content.xml has no dependency on the template mod');
+    console.log(`\tnew-ship-template-folder: ${r.files} files as the CLI writes them; errors said: ${e1.error} | ${e2.error}`);
+    return bad.concat(r.bad);
+  }],
+  ['conflicts', async page => {
+    // Two copies of a corpus mod under other names and a third mod, in one folder: the list the
+    // CLI's `conflicts --json` gives for the three folders.
+    const bad = [];
+    const root = join(mkdtempSync(join(tmp, 'mods-')), 'installed');
+    mkdirSync(root);
+    for (const [from, to] of [[dropMod, 'dropships_a'], [dropMod, 'dropships_b'], [join(mods, 'UniTrader__ut_add_unavailable_modules'), 'modules']]) {
+      execFileSync('cp', ['-r', from, join(root, to)]);
+    }
+    let cli;
+    const dirs = ['dropships_a', 'dropships_b', 'modules'].map(d => join(root, d));
+    try { cli = execFileSync(hangar, ['conflicts', ...dirs, '--json'], { encoding: 'utf8' }); } catch (e) { cli = e.stdout; }
+    const want = JSON.parse(cli);
+    await page.setInputFiles('#open-folder', root);
+    await page.waitForFunction(() => ['conflicts', 'error', 'mod'].includes(document.body.dataset.state), null, { timeout: 120000 }).catch(() => {});
+    const got = await page.evaluate(() => ({ state: document.body.dataset.state, r: window.hangarConflicts, rows: document.querySelectorAll('#conflicts tbody tr').length, error: document.getElementById('error').textContent }));
+    if (got.state !== 'conflicts') return [`state ${got.state}: ${got.error}`];
+    const same = list => JSON.stringify(list.map(c => [c.kind, c.name, c.mods, c.files, c.message]));
+    if (same(got.r.conflicts) !== same(want)) bad.push(`page lists ${got.r.conflicts.length} conflicts, the CLI ${want.length}; first page ${JSON.stringify(got.r.conflicts[0])?.slice(0, 160)}, CLI ${JSON.stringify(want[0])?.slice(0, 160)}`);
+    if (got.rows !== want.length) bad.push(`${got.rows} rows shown`);
+    if (!want.length) bad.push('the CLI found no conflict');
+    const kinds = {};
+    for (const c of want) kinds[c.kind] = (kinds[c.kind] || 0) + 1;
+    console.log(`\tconflicts: ${want.length} as the CLI (${Object.entries(kinds).map(([k, n]) => `${n} ${k}`).join(', ')}), mods in load order ${got.r.mods}`);
+    return bad;
+  }],
+);
 for (const [name, check] of checks) {
+  if (only && !only.test(name)) continue;
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   const errors = [];
   page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', e => errors.push(String(e)));
+  if (process.env.HANGAR_WEB_DEBUG) page.on('console', m => console.log(`\t[${m.type()}] ${m.text().slice(0, 300)}`));
   const t0 = Date.now();
   let bad;
   try {

@@ -1,9 +1,14 @@
 // hangar's wasm runs here, off the page's thread. The files the page hands over are read in slices
 // with FileReaderSync (Blob.slice), when the wasm asks: a game's .dat is never read whole.
-import init, { Workspace, reserve_heap } from './pkg/hangar_wasm.js';
+import init, { Workspace, ShipForm, reserve_heap } from './pkg/hangar_wasm.js';
 
 const files = [];
 let ws = null;
+// A new ship's template folder (a game or an extension), kept across files opened: its files'
+// ids start at GAME.
+const GAME = 2 ** 30;
+const gameFiles = [];
+let game = null;
 const reader = new FileReaderSync();
 
 // Files read ahead of a request, by id (see `readAhead`).
@@ -13,7 +18,7 @@ const ahead = new Map();
 globalThis.hangarReadAt = (id, offset, len) => {
   const got = ahead.get(id);
   if (got) return got.slice(offset, offset + len);
-  const f = files[id];
+  const f = id >= GAME ? gameFiles[id - GAME] : files[id];
   if (!f) throw new Error(`no file ${id}`);
   return new Uint8Array(reader.readAsArrayBuffer(f.slice(offset, offset + len)));
 };
@@ -88,6 +93,8 @@ const ready = fromPage.then(module => init(module ? { module_or_path: module } :
 // would choose); a file chosen earlier is served at once.
 ready.then(warmUp).catch(() => {}).finally(() => postMessage({ ready: true, marks: { worker: started, wasm: instantiated, warm: at() } }));
 const progress = (text, fraction) => postMessage({ progress: text, fraction });
+// Called by the wasm as a new ship's parts are written.
+globalThis.hangarProgress = (done, total) => progress(`writing parts: ${done}/${total}`, total ? done / total : -1);
 
 // What `Workspace.show` or `show_level` hands back, for the page.
 function shown(make) {
@@ -138,6 +145,34 @@ const ops = {
   },
   validate({ path }) {
     return { result: JSON.parse(ws.validate(path)) };
+  },
+  // A new ship's template folder: its files, by their paths inside it.
+  addGame({ files: list, label }) {
+    gameFiles.length = 0;
+    if (game) game.free();
+    game = new Workspace(label);
+    for (const { path, file } of list) {
+      gameFiles.push(file);
+      game.add_file(path, GAME + gameFiles.length - 1, file.size);
+    }
+    return {};
+  },
+  // The new ship's extension as a zip (`hangar new ship`), with what was made in `meta`.
+  newShip({ scene, template, shipId, name, description, lods }) {
+    progress('building the ship', -1);
+    const form = new ShipForm(scene, template, shipId, name || '', description || '', lods);
+    const none = game ? null : new Workspace('none');
+    try {
+      return shown(() => ws.new_ship(form, game || none));
+    } finally {
+      form.free();
+      if (none) none.free();
+    }
+  },
+  // The conflicts among the opened folder's extensions (`hangar conflicts DIR... --json`).
+  conflicts() {
+    progress('finding conflicts');
+    return { result: JSON.parse(ws.conflicts()) };
   },
   // The download's name and bytes (a .zip for an output that is several files).
   convert({ path, motions, output, quantize, compress }) {

@@ -10,6 +10,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
+mod modtools;
+
 #[wasm_bindgen]
 extern "C" {
     /// `len` bytes at `offset` of the file the worker registered as `id` (a `Blob.slice` read
@@ -181,17 +183,24 @@ impl Download {
 /// `output` and the files that go with it (paths relative to its folder) as one zip archive, the
 /// way they lie on disk.
 fn zipped(output: &str, c: hangar::Converted) -> zip::result::ZipResult<Vec<u8>> {
-    use std::io::Write;
     let name = output.rsplit('/').next().unwrap_or(output).to_string();
+    let others = c
+        .files
+        .iter()
+        .map(|(p, b)| (p.to_string_lossy().replace('\\', "/"), &b[..]));
+    zip_files(others.chain([(name, &c.bytes[..])]))
+}
+
+/// Files (path in the archive, bytes) as one zip archive, deflated.
+fn zip_files<'a>(
+    files: impl IntoIterator<Item = (String, &'a [u8])>,
+) -> zip::result::ZipResult<Vec<u8>> {
+    use std::io::Write;
     let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .compression_level(Some(1));
-    let others = c
-        .files
-        .iter()
-        .map(|(p, b)| (p.to_string_lossy().replace('\\', "/"), b));
-    for (path, bytes) in others.chain([(name, &c.bytes)]) {
+    for (path, bytes) in files {
         z.start_file(path, opts)?;
         z.write_all(bytes)?;
     }

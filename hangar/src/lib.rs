@@ -52,7 +52,7 @@ pub use api::{
     Opened, Pictures, Source, WriteOptions, Wrote,
 };
 pub use author::{new_ship, new_ship_with_progress, NewExtension, NewShip};
-pub use check::conflicts::{find as conflicts, Conflict};
+pub use check::conflicts::{find as conflicts, find_in_files as conflicts_in_files, Conflict};
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};

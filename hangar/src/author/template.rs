@@ -71,6 +71,12 @@ fn extension_root(file: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The view and the game path of `template` when it names an XML file in `view`.
+fn file_in(view: &GameView, template: &str) -> Option<(GameView, String)> {
+    let norm = crate::vfs::normalize(template).ok()?;
+    (norm.ends_with(".xml") && view.get(&norm).is_some()).then(|| (view.clone(), norm))
+}
+
 fn read_text(view: &GameView, path: &str) -> Option<String> {
     let bytes = view.read(path).ok()?;
     xml::text(&bytes).ok()
@@ -197,6 +203,9 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
             )),
         };
         (view, root, Some(inside))
+    } else if let Some((view, inside)) = game.and_then(|g| file_in(g, template)) {
+        // A macro file inside the game view (the page's dropped folder).
+        (view, None, Some(inside))
     } else {
         let view = game.cloned().ok_or_else(|| {
             Error::refused(

@@ -7,7 +7,7 @@
 
 use super::xml;
 use crate::error::Result;
-use crate::vfs::GameView;
+use crate::vfs::{GameView, SharedSource};
 use crate::xmlpatch::{self, Doc, Id, Op, Patch};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -55,6 +55,47 @@ pub fn find(dirs: &[PathBuf], game: Option<&Path>) -> Result<Vec<Conflict>> {
     for d in &dirs {
         exts.push(read_ext(d)?);
     }
+    let game = game.map(GameView::open).transpose()?;
+    Ok(among(exts, game.as_ref()))
+}
+
+/// The conflicts among extension folders given as their files (the page's dropped folders):
+/// each path begins with its folder's name, and each folder with a `content.xml` at its root is
+/// an extension, read as [`find`] reads one from disk (its loose files). Also the extensions'
+/// folders, in load order.
+pub fn find_in_files(files: Vec<(String, SharedSource)>) -> Result<(Vec<String>, Vec<Conflict>)> {
+    let mut by_folder: BTreeMap<String, Vec<(String, SharedSource)>> = BTreeMap::new();
+    for (path, source) in files {
+        let path = path.replace('\\', "/");
+        if let Some((folder, inside)) = path.split_once('/') {
+            by_folder
+                .entry(folder.to_string())
+                .or_default()
+                .push((inside.to_string(), source));
+        }
+    }
+    let mut exts = Vec::new();
+    for (folder, files) in by_folder {
+        if !files
+            .iter()
+            .any(|(p, _)| p.eq_ignore_ascii_case("content.xml"))
+        {
+            continue;
+        }
+        let entries: Vec<(String, String)> = files
+            .iter()
+            .filter_map(|(p, _)| crate::vfs::normalize(p).ok().map(|n| (n, p.clone())))
+            .collect();
+        let view = GameView::loose(&folder, files);
+        exts.push(read_view(folder, view, entries));
+    }
+    let exts = load_order(exts);
+    let folders = exts.iter().map(|e| e.folder.clone()).collect();
+    Ok((folders, among(exts, None)))
+}
+
+/// The conflicts among `exts` (and, with `game`, between their patches of its files).
+fn among(exts: Vec<Ext>, game: Option<&GameView>) -> Vec<Conflict> {
     let exts = load_order(exts);
     let mut out = Vec::new();
     // Definitions and whole files.
@@ -101,11 +142,10 @@ pub fn find(dirs: &[PathBuf], game: Option<&Path>) -> Result<Vec<Conflict>> {
         let name = format!("{} {{{},{}}}", k.0, k.1, k.2);
         out.push(conflict(&exts, "text", name, &who, files));
     }
-    if let Some(g) = game {
-        let view = GameView::open(g)?;
-        out.extend(patch_conflicts(&exts, &view));
+    if let Some(view) = game {
+        out.extend(patch_conflicts(&exts, view));
     }
-    Ok(out)
+    out
 }
 
 fn conflict(exts: &[Ext], kind: &str, name: String, who: &[usize], files: Vec<String>) -> Conflict {
@@ -182,7 +222,14 @@ fn folder_name(dir: &Path) -> String {
 
 fn read_ext(dir: &Path) -> Result<Ext> {
     let view = GameView::folder(dir)?;
-    let folder = folder_name(dir);
+    let entries = (view.entries("", None).unwrap_or_default().into_iter())
+        .map(|f| (f.norm, f.shown))
+        .collect();
+    Ok(read_view(folder_name(dir), view, entries))
+}
+
+/// An extension's definitions: `entries` are its loose files (game path, path as named).
+fn read_view(folder: String, view: GameView, entries: Vec<(String, String)>) -> Ext {
     let mut e = Ext {
         id: folder.clone(),
         folder,
@@ -194,9 +241,7 @@ fn read_ext(dir: &Path) -> Result<Ext> {
     };
     // Loose files only: a catalog's are the mod's own business until the game mounts it, and
     // its index and libraries are read the same way through it.
-    let entries = e.view.entries("", None).unwrap_or_default();
-    for f in entries {
-        let norm = f.norm;
+    for (norm, shown) in entries {
         if !norm.ends_with(".xml") {
             continue;
         }
@@ -208,7 +253,6 @@ fn read_ext(dir: &Path) -> Result<Ext> {
         };
         let Ok(doc) = xml::parse(&text) else { continue };
         let root = doc.root_element();
-        let shown = f.shown;
         if norm == "content.xml" {
             if let Some(id) = root.attribute("id") {
                 e.id = id.to_string();
@@ -261,7 +305,7 @@ fn read_ext(dir: &Path) -> Result<Ext> {
             e.defs.insert(("file".into(), norm), shown);
         }
     }
-    Ok(e)
+    e
 }
 
 /// The nodes of the game's files that two extensions' patches both replace or remove (the same

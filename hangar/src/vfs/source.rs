@@ -184,6 +184,14 @@ impl GameView {
         }
     }
 
+    /// A folder given as its files (path inside it, source), its loose files only (as
+    /// [`GameView::folder`] reads one from disk; catalogs are files like any other).
+    pub(crate) fn loose(label: &str, files: Vec<(String, SharedSource)>) -> GameView {
+        let mut view = GameView::empty(label);
+        view.push(Layer::Source(SourceLayer::loose(files)));
+        view
+    }
+
     /// A game or mod folder given as its files (path inside the folder, source), as
     /// [`GameView::open`] reads one from disk: the loose files, the folder's data catalogs in
     /// override order, then each extension's (`extensions/NAME/`), an `ext_` catalog below its
