@@ -56,7 +56,8 @@ async function call(op, args = {}) {
     return await new Promise((ok, fail) => {
       const id = nextCall++;
       calls.set(id, { ok, fail });
-      worker.postMessage({ id, op, ...args });
+      // The call's own id and op last, so no argument can take their place.
+      worker.postMessage({ ...args, id, op });
     });
   } catch (e) {
     if (e.trap) {
