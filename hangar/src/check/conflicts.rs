@@ -56,7 +56,7 @@ pub fn find(dirs: &[PathBuf], game: Option<&Path>) -> Result<Vec<Conflict>> {
         exts.push(read_ext(d)?);
     }
     let game = game.map(GameView::open).transpose()?;
-    Ok(among(exts, game.as_ref()))
+    Ok(among(load_order(exts), game.as_ref()))
 }
 
 /// The conflicts among extension folders given as their files (the page's dropped folders):
@@ -94,9 +94,9 @@ pub fn find_in_files(files: Vec<(String, SharedSource)>) -> Result<(Vec<String>,
     Ok((folders, among(exts, None)))
 }
 
-/// The conflicts among `exts` (and, with `game`, between their patches of its files).
+/// The conflicts among `exts`, in load order (and, with `game`, between their patches of its
+/// files).
 fn among(exts: Vec<Ext>, game: Option<&GameView>) -> Vec<Conflict> {
-    let exts = load_order(exts);
     let mut out = Vec::new();
     // Definitions and whole files.
     let mut by_def: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
