@@ -185,19 +185,7 @@ pub fn write_output_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
-    let tmp = temp_for(path);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        // No fsync: the rename already keeps readers from half a file, and a flush per output
-        // costs a batch more than the conversion itself on slow disks.
-        fill(&mut f)?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    Ok(())
+    through_temp(path, false, fill)
 }
 
 /// [`write_output_with`] for one file of many going into folders that may not be there yet (an
@@ -206,10 +194,20 @@ pub fn write_output_made(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
+    through_temp(path, true, fill)
+}
+
+/// `fill` writes the temporary file beside `path`, which replaces `path` only when it succeeds;
+/// with `make_folder`, a missing folder of `path` is made.
+fn through_temp(
+    path: &Path,
+    make_folder: bool,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
     let tmp = temp_for(path);
-    let write = || -> std::io::Result<()> {
+    let result = (|| {
         let mut f = match std::fs::File::create(&tmp) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if make_folder && e.kind() == std::io::ErrorKind::NotFound => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                     std::fs::create_dir_all(dir)?;
                 }
@@ -217,10 +215,12 @@ pub fn write_output_made(
             }
             other => other?,
         };
+        // No fsync: the rename already keeps readers from half a file, and a flush per output
+        // costs a batch more than the conversion itself on slow disks.
         fill(&mut f)?;
         std::fs::rename(&tmp, path)
-    };
-    if let Err(e) = write() {
+    })();
+    if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(Error::io(path, e));
     }
