@@ -13,23 +13,31 @@ MULTIMAT_CHANNELS = ("multimatsmooth", "multimatmetal", "multimatid", "dirt")
 
 
 def _attribute(me, name, rgba):
+    """A point colour attribute `name` holding `rgba`; returns {its name as Blender gave it: the values}."""
     a = me.color_attributes.new(name=name, type="FLOAT_COLOR", domain="POINT")
-    a.data.foreach_set("color", np.ascontiguousarray(rgba, np.float32).ravel())
+    flat = np.ascontiguousarray(rgba, np.float32).ravel()
+    a.data.foreach_set("color", flat)
+    return {a.name: flat}
 
 
 def add_color_sets(me, m):
-    """The hangar mesh `m`'s colour sets as colour attributes of the Blender mesh `me`."""
+    """The hangar mesh `m`'s colour sets as colour attributes of the Blender mesh `me`. Returns the
+    values set by attribute name, which are what `digest_arrays` would read back."""
     names = list(getattr(m, "color_names", []) or [])
+    out = {}
     for k, c in enumerate(m.colors):
         c = np.asarray(c, np.float32).reshape(-1, 4)
         role = names[k] if k < len(names) and names[k] else None
         if role == MULTIMAT:
-            for ch, name in enumerate(MULTIMAT_CHANNELS):
-                grey = np.ones_like(c)
-                grey[:, :3] = c[:, ch:ch + 1]
-                _attribute(me, name, grey)
+            # The four channels as four greys at once: (channel, vertex, rgba).
+            greys = np.empty((4, len(c), 4), np.float32)
+            greys[:, :, :3] = c.T[:, :, None]
+            greys[:, :, 3] = 1.0
+            for name, grey in zip(MULTIMAT_CHANNELS, greys):
+                out.update(_attribute(me, name, grey))
         else:
-            _attribute(me, role or f"Color{k}", c)
+            out.update(_attribute(me, role or f"Color{k}", c))
+    return out
 
 
 def _read(me, name, n):
@@ -72,8 +80,11 @@ def roles_in(me):
     return col + indexed + other + ([MULTIMAT] if multimat else [])
 
 
-def digest_arrays(me):
-    """Every point colour attribute's values (by name), for the mesh digest: painting is an edit."""
+def digest_arrays(me, values=None):
+    """Every point colour attribute's values (by name), for the mesh digest: painting is an edit.
+    `values`: what `add_color_sets` set, when the mesh has no other (spares reading them back)."""
+    if values is not None:
+        return [values[name] for name in sorted(values)]
     n = len(me.vertices)
     names = sorted(a.name for a in me.color_attributes if a.domain == "POINT" and a.data_type == "FLOAT_COLOR")
     return [_read(me, name, n).ravel() for name in names]
@@ -85,12 +96,26 @@ def layer_hue(layer):
     return (layer * 0.618034) % 1.0
 
 
-def multimat_nodes(bm, bsdf):
-    """The multimat shader's vertex data on `bsdf` (Egosoft: red smoothness, green metalness, blue the
-    texture array's layer, alpha dirt): roughness 1 - multimatsmooth, metallic multimatmetal, the base
-    colour the layer's (`layer_hue`, as the array's layers are not shown yet) darkened towards dirt by
-    `dirt`."""
-    nodes, links = bm.node_tree.nodes, bm.node_tree.links
+#: The shared node group of the multimat shader's vertex data, made once a .blend file.
+MULTIMAT_GROUP = "hangar multimat"
+_GROUP_OUTPUTS = (("Base Color", "NodeSocketColor"), ("Roughness", "NodeSocketFloat"), ("Metallic", "NodeSocketFloat"))
+
+
+def _multimat_group():
+    """The node group of `multimat_nodes` (Egosoft: red smoothness, green metalness, blue the texture
+    array's layer, alpha dirt): roughness 1 - multimatsmooth, metallic multimatmetal, the base colour the
+    layer's (`layer_hue`, as the array's layers are not shown yet) darkened towards dirt by `dirt`. One
+    group a file, not a dozen nodes a material: a ship has tens of multimat materials."""
+    import bpy
+    ng = bpy.data.node_groups.get(MULTIMAT_GROUP)
+    if ng is not None and ng.bl_idname == "ShaderNodeTree" and all(ng.interface.items_tree.get(n) for n, _ in _GROUP_OUTPUTS):
+        return ng
+    ng = bpy.data.node_groups.new(MULTIMAT_GROUP, "ShaderNodeTree")
+    for name, kind in _GROUP_OUTPUTS:
+        ng.interface.new_socket(name=name, in_out="OUTPUT", socket_type=kind)
+    nodes, links = ng.nodes, ng.links
+    out = nodes.new("NodeGroupOutput")
+    out.location = (200, 0)
 
     def attr(name, y):
         a = nodes.new("ShaderNodeAttribute")
@@ -112,8 +137,8 @@ def multimat_nodes(bm, bsdf):
         return m.outputs[0]
 
     smooth, metal, layer_id, dirt = (attr(n, 300 - 200 * k) for k, n in enumerate(MULTIMAT_CHANNELS))
-    links.new(math("SUBTRACT", 1.0, smooth, 300), bsdf.inputs["Roughness"])
-    links.new(metal, bsdf.inputs["Metallic"])
+    links.new(math("SUBTRACT", 1.0, smooth, 300), out.inputs["Roughness"])
+    links.new(metal, out.inputs["Metallic"])
     # The layer: the blue byte (id / 255) back to a whole number, then its hue.
     layer = math("ROUND", math("MULTIPLY", layer_id, 255.0, -100), 0.0, -100, -850)
     hue = math("FRACT", math("MULTIPLY", layer, 0.618034, -100, -650), 0.0, -100, -450)
@@ -129,4 +154,16 @@ def multimat_nodes(bm, bsdf):
     links.new(dirt, mix.inputs[0])
     links.new(hsv.outputs["Color"], [s for s in mix.inputs if s.name == "A" and s.type == "RGBA"][0])
     [s for s in mix.inputs if s.name == "B" and s.type == "RGBA"][0].default_value = (0.12, 0.1, 0.08, 1.0)
-    links.new([s for s in mix.outputs if s.name == "Result" and s.type == "RGBA"][0], bsdf.inputs["Base Color"])
+    links.new([s for s in mix.outputs if s.name == "Result" and s.type == "RGBA"][0], out.inputs["Base Color"])
+    return ng
+
+
+def multimat_nodes(bm, bsdf):
+    """The multimat shader's vertex data on `bsdf`: the shared group (`_multimat_group`) feeding its base
+    colour, roughness and metallic."""
+    g = bm.node_tree.nodes.new("ShaderNodeGroup")
+    g.node_tree = _multimat_group()
+    g.location = (-300, 0)
+    links = bm.node_tree.links
+    for name, _ in _GROUP_OUTPUTS:
+        links.new(g.outputs[name], bsdf.inputs[name])

@@ -68,7 +68,7 @@ def build_mesh(m, materials, name):
         u = np.take(v.view(np.uint64).ravel(), tri).view(np.float32)  # a (u, v) pair one 8-byte item
         me.attributes.new(f"UVMap{k}" if k else "UVMap", "FLOAT2", "CORNER").data.foreach_set("vector", u)
         uvs.append(u)
-    colors.add_color_sets(me, m)
+    color_values = colors.add_color_sets(me, m)
     me.update()
     if hasattr(me, "shade_smooth"):
         me.shade_smooth()
@@ -76,7 +76,7 @@ def build_mesh(m, materials, name):
         me.polygons.foreach_set("use_smooth", np.ones(nt, bool))
     if m.normals is not None and nv:
         set_normals(me, pts_to_blender(m.normals))
-    me[DIGEST] = mesh_digest(co, tri, mat, uvs + colors.digest_arrays(me))
+    me[DIGEST] = mesh_digest(co, tri, mat, uvs + colors.digest_arrays(me, color_values))
     return me
 
 
