@@ -350,3 +350,57 @@ fn a_model_written_as_xml_is_a_component_of_it() {
         .unwrap_err();
     assert!(err.to_string().contains("--original"), "{err}");
 }
+
+/// A glTF that is no component becomes one whose every part lists its lod0 in `<lods>` (the game
+/// finds `PART-lod0.xmf` through it) with the materials the XMF names, and a `<size>`: lod0's half
+/// extents and centre in X4's frame, X mirrored from the glTF's.
+#[test]
+fn a_new_components_parts_list_their_lods_and_size() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/wedge-lod0.xmf");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("new-component-lods");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let glb = dir.join("wedge.glb");
+    let opts = hangar::ConvertOptions::for_input(&sample, Vec::new()).unwrap();
+    hangar::open(sample.as_path()).unwrap().write_to(&glb, &opts).unwrap();
+    let xml_path = dir.join("ship.xml");
+    let opts = hangar::ConvertOptions::for_input(&glb, Vec::new()).unwrap();
+    hangar::open(glb.as_path()).unwrap().write_to(&xml_path, &opts).unwrap();
+    let xml = std::fs::read_to_string(&xml_path).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let parts: Vec<_> = doc.descendants().filter(|e| e.has_tag_name("part")).collect();
+    assert_eq!(parts.len(), 1, "{xml}");
+    let lods: Vec<_> = parts[0].descendants().filter(|e| e.has_tag_name("lod")).collect();
+    assert_eq!(lods.len(), 1);
+    assert_eq!(lods[0].attribute("index"), Some("0"));
+    let name = parts[0].attribute("name").unwrap();
+    let (wedge, _) = hangar::open(sample.as_path()).unwrap().to_scene().unwrap();
+    let refs: Vec<_> = lods[0]
+        .descendants()
+        .filter(|e| e.has_tag_name("material"))
+        .map(|m| m.attribute("ref").unwrap().to_string())
+        .collect();
+    let names: Vec<_> = wedge.materials.iter().map(|m| m.name.clone()).collect();
+    assert!(!names.is_empty());
+    assert_eq!(refs, names);
+    // The size against the XMF written beside it, read back in X4's frame.
+    let written = dir.join("ship_data").join(format!("{name}-lod0.xmf"));
+    let (back, _) = hangar::open(written.as_path()).unwrap().to_scene().unwrap();
+    let p = &back.meshes[0].vertices.positions;
+    let axis = |k: usize, s: f32| p.iter().map(move |v| s * v[k]);
+    let span = |k: usize, s: f32| {
+        let lo = axis(k, s).fold(f32::INFINITY, f32::min);
+        let hi = axis(k, s).fold(f32::NEG_INFINITY, f32::max);
+        ((hi - lo) / 2.0, (hi + lo) / 2.0)
+    };
+    let (max, center) = (
+        doc.descendants().find(|e| e.has_tag_name("max")).unwrap(),
+        doc.descendants().find(|e| e.has_tag_name("center")).unwrap(),
+    );
+    for (k, a, s) in [(0, "x", -1.0), (1, "y", 1.0), (2, "z", 1.0)] {
+        let (half, mid) = span(k, s);
+        let got = |e: roxmltree::Node<'_, '_>| e.attribute(a).unwrap().parse::<f32>().unwrap();
+        assert!((got(max) - half).abs() < 1e-5 && half > 0.1, "{a}: {} {half}", got(max));
+        assert!((got(center) - mid).abs() < 1e-5, "{a}: {} {mid}", got(center));
+    }
+}

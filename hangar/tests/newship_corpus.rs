@@ -120,6 +120,53 @@ fn stripped(scene: &Scene, xml: &str) -> Scene {
     out
 }
 
+/// Each part's `<lods>` (index -> material refs as a sorted list) and `<size>` (max, center), by
+/// name; None for the size of a part its connection animates (real files bound the whole sweep).
+#[allow(clippy::type_complexity)]
+fn part_elements(xml: &str) -> HashMap<String, (Vec<(u32, Vec<String>)>, Option<[f32; 6]>)> {
+    let doc = roxmltree::Document::parse(xml).unwrap();
+    let num = |e: roxmltree::Node<'_, '_>, a: &str| e.attribute(a).unwrap().parse::<f32>().unwrap();
+    doc.descendants()
+        .filter(|e| e.has_tag_name("part") && e.attribute("ref").is_none())
+        .map(|p| {
+            let lods = p
+                .descendants()
+                .filter(|e| e.has_tag_name("lod"))
+                .map(|l| {
+                    let mut refs: Vec<String> = l
+                        .descendants()
+                        .filter(|m| m.has_tag_name("material"))
+                        .map(|m| m.attribute("ref").unwrap().to_string())
+                        .collect();
+                    refs.sort();
+                    (l.attribute("index").unwrap().parse().unwrap(), refs)
+                })
+                .collect();
+            let animated = p
+                .ancestors()
+                .find(|a| a.has_tag_name("connection"))
+                .is_some_and(|c| c.children().any(|e| e.has_tag_name("animations")));
+            let size = p
+                .children()
+                .find(|e| e.has_tag_name("size"))
+                .filter(|_| !animated)
+                .map(|s| {
+                    let max = s.children().find(|e| e.has_tag_name("max")).unwrap();
+                    let c = s.children().find(|e| e.has_tag_name("center")).unwrap();
+                    [
+                        num(max, "x"),
+                        num(max, "y"),
+                        num(max, "z"),
+                        num(c, "x"),
+                        num(c, "y"),
+                        num(c, "z"),
+                    ]
+                });
+            (p.attribute("name").unwrap().to_lowercase(), (lods, size))
+        })
+        .collect()
+}
+
 fn triangles(path: &Path) -> usize {
     let (s, _) = hangar::open(path).unwrap().to_scene().unwrap();
     s.meshes.iter().map(|m| m.triangle_count()).sum()
@@ -193,10 +240,37 @@ fn dropships_rebuilt_from_their_meshes_and_empties() {
             out.join(format!("assets/units/size_m/{id}_data")),
         );
         let (mut lods, mut colls) = (0, 0);
+        let (old_parts, new_parts) = (part_elements(&xml), part_elements(&new_xml));
+        let (mut listed, mut sized, mut still) = (0, 0, 0);
         for key in was.keys().filter_map(|k| k.strip_prefix("part:")) {
             let Some(orig) = hangar_find(&od, &format!("{key}-lod0.xmf")) else {
                 continue;
             };
+            // The game finds the meshes through `<lods>`: one entry a lod file written, lod0 naming
+            // materials the original lists; `<size>` as lod0's box, which real files mostly give.
+            let (new_lods, new_size) = &new_parts[&key.to_lowercase()];
+            let written: Vec<u32> = (0..4)
+                .filter(|l| hangar_find(&nd, &format!("{key}-lod{l}.xmf")).is_some())
+                .collect();
+            assert_eq!(
+                new_lods.iter().map(|l| l.0).collect::<Vec<_>>(),
+                written,
+                "{comp}: {key}"
+            );
+            let (old_lods, old_size) = &old_parts[&key.to_lowercase()];
+            // (The original may list more than its XMF uses.)
+            assert!(
+                !new_lods[0].1.is_empty()
+                    && new_lods[0].1.iter().all(|m| old_lods[0].1.contains(m)),
+                "{comp}: {key} lod0 materials {:?}, the original lists {:?}",
+                new_lods[0].1,
+                old_lods[0].1
+            );
+            listed += 1;
+            if let (Some(n), Some(o)) = (new_size, old_size) {
+                sized += usize::from(n.iter().zip(o).all(|(a, b)| (a - b).abs() < 2e-3));
+                still += 1;
+            }
             let lod0 = hangar_find(&nd, &format!("{key}-lod0.xmf")).unwrap();
             let t0 = triangles(&orig);
             assert_eq!(triangles(&lod0), t0, "{comp}: {key} lod0");
@@ -226,6 +300,11 @@ fn dropships_rebuilt_from_their_meshes_and_empties() {
             lods > 5 && colls > 5,
             "{comp}: {lods} parts with LODs, {colls} with collision"
         );
+        assert!(
+            listed >= 15 && still >= 10 && sized == still,
+            "{comp}: {listed} parts listed; of {still} not animated, {sized} sized as the original"
+        );
+        eprintln!("{comp}: {listed} parts with <lods>; of {still} not animated, {sized} with the original's <size>");
 
         // Macro, ware, index, texts, content.
         let m = text(&out.join(format!("assets/units/size_m/macros/{id}_macro.xml")));

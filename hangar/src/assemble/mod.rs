@@ -5,6 +5,7 @@
 
 pub mod bare;
 pub mod document;
+pub(crate) mod part;
 pub mod read;
 pub(crate) mod sources;
 pub mod write;

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::part::PartMeshes;
 use super::read::{
     part_mesh, split_piece_as_written, valid_part_name, x4, Offset, Piece, ROOT_KEY,
 };
@@ -488,6 +489,7 @@ fn patch_offsets(
                         &format!("hangar_added_{:02}", k + 1),
                         parent,
                         n,
+                        scene,
                     ));
                     text.push_str("\t\t");
                 }
@@ -548,16 +550,27 @@ fn rest_pose(scene: &Scene, p: usize, old: &Offset) -> (glam::Vec3, glam::Quat) 
     (t, r)
 }
 
-/// A `<connection>` holding the part `n` (named by the node) at its place, under `parent`.
-fn connection_xml(indent: &str, name: &str, parent: Option<&str>, n: &Node) -> String {
+/// A `<connection>` holding the part `n` (named by the node) at its place, under `parent`. Its
+/// mesh is the part's lod0, as the writer writes a new part's.
+fn connection_xml(
+    indent: &str,
+    name: &str,
+    parent: Option<&str>,
+    n: &Node,
+    scene: &Scene,
+) -> String {
     let parent = parent
         .map(|p| format!(" parent=\"{}\"", escaped(p)))
         .unwrap_or_default();
     let off = Offset::from_gltf(n.translation, n.rotation);
+    let mut meshes = PartMeshes::default();
+    if let Some(m) = n.mesh.and_then(|m| scene.meshes.get(m)) {
+        meshes.add_lod(0, m, &scene.materials);
+    }
     format!(
-        "{indent}<connection name=\"{name}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
+        "{indent}<connection name=\"{name}\" tags=\"part\"{parent}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t{}\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
         off.xml("\t\t\t\t"),
-        escaped(&n.name)
+        meshes.xml("\t\t\t\t\t", &n.name)
     )
 }
 
@@ -618,6 +631,7 @@ fn new_component(scene: &Scene, stem: &str, w: &mut Written) -> Result<(String, 
             &format!("Connection{:02}", k + 1),
             parent,
             n,
+            scene,
         ));
     }
     s.push_str("\t\t</connections>\n\t</component>\n</components>\n");

@@ -11,6 +11,7 @@ mod scene;
 mod template;
 mod xml;
 
+use crate::assemble::part::PartMeshes;
 use crate::error::{Error, Result, Warning};
 use crate::formats::xmf;
 use crate::model::{Material, Mesh, Scene};
@@ -141,6 +142,8 @@ fn free_page(folder: &str, used: &std::collections::HashSet<u64>) -> u64 {
 /// One part's XMF files: lod0, its LODs (given, else made) and its collision mesh.
 struct PartFiles {
     files: Vec<(String, Vec<u8>)>,
+    /// The lods written and lod0's size, for the part's `<part>` element.
+    meshes: PartMeshes,
     warnings: Vec<Warning>,
     lods_made: usize,
     collision_made: bool,
@@ -160,6 +163,7 @@ fn xmf_bytes(
 fn part_files(part: &scene::Part, materials: &[Material], lods: u32) -> Result<PartFiles> {
     let mut out = PartFiles {
         files: Vec::new(),
+        meshes: PartMeshes::default(),
         warnings: Vec::new(),
         lods_made: 0,
         collision_made: false,
@@ -173,6 +177,7 @@ fn part_files(part: &scene::Part, materials: &[Material], lods: u32) -> Result<P
         format!("{name}-lod0.xmf"),
         xmf_bytes(lod0, materials, visual, &format!("part {name:?} lod0"))?,
     ));
+    out.meshes.add_lod(0, lod0, materials);
     // LODs: those the scene gives, else each made from the level before.
     let mut before = lod0.clone();
     for level in 1..=lods.min(3) {
@@ -208,6 +213,7 @@ fn part_files(part: &scene::Part, materials: &[Material], lods: u32) -> Result<P
             format!("{name}-lod{level}.xmf"),
             xmf_bytes(&m, materials, visual, &format!("part {name:?} lod{level}"))?,
         ));
+        out.meshes.add_lod(level, &m, materials);
         before = m;
     }
     // Given LODs past the count asked for are written too.
@@ -216,6 +222,7 @@ fn part_files(part: &scene::Part, materials: &[Material], lods: u32) -> Result<P
             format!("{name}-lod{level}.xmf"),
             xmf_bytes(m, materials, visual, &format!("part {name:?} lod{level}"))?,
         ));
+        out.meshes.add_lod(*level, m, materials);
     }
     let nocollision = part.attributes.first().is_some_and(|(_, t)| {
         t.split_whitespace()
@@ -324,8 +331,10 @@ pub fn new_ship_with_progress(
     let units = format!("assets/units/size_{size}");
     let data = format!("{units}/{id}_data");
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut part_meshes = Vec::with_capacity(total);
     for b in built {
         let b = b?;
+        part_meshes.push(b.meshes);
         ext.warnings.extend(b.warnings);
         ext.lods_made += b.lods_made;
         ext.collisions_made += usize::from(b.collision_made);
@@ -356,7 +365,7 @@ pub fn new_ship_with_progress(
         })
         .unwrap_or_else(|| t.class.clone());
     let mut part_conns = Vec::new();
-    for p in &authored.parts {
+    for (p, meshes) in authored.parts.iter().zip(&part_meshes) {
         let mut n = format!("{}_connection", p.name.replace(' ', "_"));
         let mut k = 2;
         while taken.contains(&n.to_lowercase()) {
@@ -364,13 +373,13 @@ pub fn new_ship_with_progress(
             k += 1;
         }
         taken.push(n.to_lowercase());
-        part_conns.push((n, p));
+        part_conns.push((n, p, meshes));
     }
     let placed: Vec<&str> = authored
         .connections
         .iter()
         .map(|c| c.name.as_str())
-        .chain(part_conns.iter().map(|(n, _)| n.as_str()))
+        .chain(part_conns.iter().map(|(n, _, _)| n.as_str()))
         .collect();
     let kept = match &t.component_text {
         Some(c) => xml::unplaced_connections(c, &placed)?,

@@ -2,6 +2,7 @@
 //! text page, the macro cloned from the template's, and the component.
 
 use super::scene::{Connection, Part};
+use crate::assemble::part::PartMeshes;
 use crate::check::xml;
 use crate::error::{Error, Result};
 use crate::formats::x4xml::escaped;
@@ -207,7 +208,7 @@ pub(crate) fn component(
     class: &str,
     geometry: &str,
     kept: &[String],
-    parts: &[(String, &Part)],
+    parts: &[(String, &Part, &PartMeshes)],
     connections: &[Connection],
 ) -> String {
     let mut s = format!(
@@ -219,13 +220,13 @@ pub(crate) fn component(
     for k in kept {
         s.push_str(&format!("\t\t\t{}\n", k.trim()));
     }
-    for (conn, p) in parts {
+    for (conn, p, meshes) in parts {
         s.push_str(&format!(
-            "\t\t\t<connection name=\"{}\"{}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t<part name=\"{}\"/>\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
+            "\t\t\t<connection name=\"{}\"{}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t{}\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
             escaped(conn),
             attributes_xml(&p.attributes, p.parent.as_deref()),
             p.offset.xml("\t\t\t\t"),
-            escaped(&p.name)
+            meshes.xml("\t\t\t\t\t", &p.name)
         ));
     }
     for c in connections {

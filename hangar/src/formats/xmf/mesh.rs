@@ -647,6 +647,33 @@ pub fn to_scene(x: &Xmf<'_>, name: &str, role: Role) -> Result<(Scene, Vec<Warni
     ))
 }
 
+/// The name a material gets in an XMF: the one it was read under (`xmf_name`), else its own.
+fn xmf_name(m: &model::Material) -> &str {
+    m.extras
+        .get("xmf_name")
+        .and_then(|n| n.as_str())
+        .unwrap_or(&m.name)
+}
+
+/// The materials a visual XMF written by [`from_mesh`] names, each once, in the order of its
+/// ranges (a primitive without one is `unnamed`); none when no primitive has one.
+pub fn material_names(mesh: &Mesh, materials: &[model::Material]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if !mesh.primitives.iter().any(|p| p.material.is_some()) {
+        return out;
+    }
+    for p in &mesh.primitives {
+        let name = p
+            .material
+            .and_then(|m| materials.get(m))
+            .map_or("unnamed", xmf_name);
+        if !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
 /// Builds a game-ready XMF from a neutral mesh (see [`write::Target`] for the two kinds).
 ///
 /// A visual mesh gets one vertex buffer declared as POSITION FLOAT3, NORMAL D3DCOLOR (fourth byte the
@@ -859,12 +886,7 @@ pub fn from_mesh(
         let mut first = 0usize;
         for p in &mesh.primitives {
             let name = match p.material.and_then(|m| materials.get(m)) {
-                Some(m) => m
-                    .extras
-                    .get("xmf_name")
-                    .and_then(|n| n.as_str())
-                    .unwrap_or(&m.name)
-                    .to_string(),
+                Some(m) => xmf_name(m).to_string(),
                 None => {
                     warnings.push(Warning::new(
                         None,
