@@ -451,6 +451,20 @@ fn preallocate(f: &std::fs::File, len: usize) {
 #[cfg(not(all(target_os = "linux", feature = "native")))]
 fn preallocate(_: &std::fs::File, _: usize) {}
 
+/// Asks the kernel to start writing `f`'s bytes to the storage device now, and returns without
+/// waiting for it: one of many files written in a row (an extraction) goes to the device while the
+/// next ones are made, rather than all of them after the last one (when a `sync`, or the kernel's
+/// writeback seconds later, comes). Best effort; elsewhere than Linux it does nothing.
+#[cfg(all(target_os = "linux", feature = "native"))]
+pub(crate) fn write_behind(f: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: sync_file_range reads its integer arguments only; the descriptor is the open file's.
+    unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+}
+
+#[cfg(not(all(target_os = "linux", feature = "native")))]
+pub(crate) fn write_behind(_: &std::fs::File) {}
+
 /// True for the temporary files [`write_output`] writes before its rename.
 pub fn is_temp(path: &Path) -> bool {
     temp_owner(path).is_some()

@@ -802,9 +802,16 @@ pub fn extract(
             })
             .and_then(|dest| {
                 o.with_bytes(e, buf, |bytes, at| {
-                    crate::io::write_output_made(&dest, |out| match (&o.file, at) {
-                        (Some(file), Some(at)) => crate::io::copy_range(file, at, bytes, out),
-                        _ => crate::io::write_in_steps(out, bytes),
+                    crate::io::write_output_made(&dest, |out| {
+                        match (&o.file, at) {
+                            (Some(file), Some(at)) => crate::io::copy_range(file, at, bytes, out),
+                            _ => crate::io::write_in_steps(out, bytes),
+                        }?;
+                        // To the device while the next files are made: an extraction that
+                        // ends in a sync (or the kernel's writeback) waited for all of them after
+                        // the last one (281 MB fsynced: 1.5 s against 0.9 s, docs/PERFORMANCE.md).
+                        crate::io::write_behind(out);
+                        Ok(())
                     })?;
                     Ok(bytes.len() as u64)
                 })

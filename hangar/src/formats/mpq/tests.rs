@@ -168,3 +168,45 @@ fn an_extraction_writes_every_file_as_it_reads() {
     assert_eq!(std::fs::read(dir.join("copied")).unwrap(), b"from memory");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_file_that_does_not_inflate_is_not_extracted() {
+    let big: Vec<u8> = (0..40_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let files: Vec<(String, &[u8])> =
+        vec![("Assets\\bad.xml".into(), &big), ("ok.txt".into(), b"ok")];
+    let mut bytes = build(&files).unwrap();
+    let a = Archive::from_source(&bytes).unwrap();
+    let e = a.find("assets/bad.xml").unwrap();
+    // Three sectors behind a table of four offsets: the first sector's stream made noise.
+    let at = e.offset as usize + 16;
+    bytes[at + 2..at + 40].fill(0xFF);
+    let dir = std::env::temp_dir().join(format!("hangar-mpq-bad-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("x.SC2Map");
+    std::fs::write(&path, &bytes).unwrap();
+    let o = open(&path).unwrap();
+    let out = dir.join("out");
+    let x = extract(&o, &out, &[], &|_| {});
+    assert_eq!((x.written, x.failed.len()), (2, 1));
+    let err = x.failed[0].to_string();
+    assert!(
+        err.contains("Assets\\bad.xml") && err.contains("x.SC2Map"),
+        "{err}"
+    );
+    // Neither the file nor a temporary file of it is left: the two others alone.
+    let mut left = Vec::new();
+    let mut stack = vec![out.clone()];
+    while let Some(d) = stack.pop() {
+        for f in std::fs::read_dir(d).unwrap().map(|f| f.unwrap().path()) {
+            if f.is_dir() {
+                stack.push(f);
+            } else {
+                left.push(f.strip_prefix(&out).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    left.sort();
+    assert_eq!(left, ["(listfile)", "ok.txt"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
