@@ -222,6 +222,13 @@ fn eval(keys: &[Key], axis: usize, t: f32) -> f32 {
 
 const FPS: f32 = 30.0;
 
+/// The least time between two keys of a sampled track. Blender's glTF importer merges keys less
+/// than a hundredth of a frame apart (4e-4 s at 24 frames a second): a step's hold 1e-4 s before
+/// the next key, or a 30 fps sample that close to a key, was lost there and the state came back
+/// rebuilt (a landing-gear door with three more keys). 2 ms is a fifth of a frame at 100 fps
+/// and still apart at any scene rate above 5 frames a second.
+const KEY_GAP: f32 = 2e-3;
+
 /// glTF tracks of one description's keys for `property`. Times below 0 are cut at 0.
 fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
     if keys.is_empty() {
@@ -263,7 +270,15 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         (times, values, i)
     } else {
         let (first, last) = (keys[0].time.max(0.0), keys[keys.len() - 1].time.max(0.0));
+        // The keys' own times, and a step's hold just before the key that ends it.
         let mut times: Vec<f32> = keys.iter().map(|k| k.time.max(0.0)).collect();
+        times.extend(
+            keys.windows(2)
+                .filter(|w| w[0].interpolation.contains(&1))
+                .map(|w| (w[1].time - KEY_GAP).max(w[0].time).max(0.0)),
+        );
+        times.sort_by(f32::total_cmp);
+        times.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
         // At most SAMPLES_PER_KEY samples a key, spread evenly when 30 fps would take more: a
         // few keys spanning hours must not turn into millions of samples.
         let budget = keys.len().saturating_mul(SAMPLES_PER_KEY).min(100_000);
@@ -278,19 +293,23 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         } else {
             0
         };
-        times.extend(
-            (0..=frames)
-                .map(|f| first + f as f32 * step)
-                .filter(|&t| t <= last),
-        );
-        // A step holds until just before the next key.
-        times.extend(
-            keys.windows(2)
-                .filter(|w| w[0].interpolation.contains(&1))
-                .map(|w| (w[1].time - 1e-4).max(0.0)),
-        );
+        // A sample closer than KEY_GAP to a key is left out: Blender's importer would merge the
+        // two (and keep one value), and the clip it exports would leave the curve read.
+        let far = |t: &f32| {
+            let i = times.partition_point(|k| k < t);
+            [i.checked_sub(1), Some(i)]
+                .into_iter()
+                .flatten()
+                .filter_map(|i| times.get(i))
+                .all(|k| (k - t).abs() >= KEY_GAP)
+        };
+        let grid: Vec<f32> = (0..=frames)
+            .map(|f| first + f as f32 * step)
+            .filter(|&t| t <= last)
+            .filter(far)
+            .collect();
+        times.extend(grid);
         times.sort_by(f32::total_cmp);
-        times.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
         let values = times
             .iter()
             .map(|&t| [0, 1, 2].map(|a| eval(keys, a, t)))
