@@ -65,6 +65,10 @@ def _values(rng, kind, n):
         return [[rng.uniform(-3.5, 3.5) for _ in range(3)] for _ in range(n)], "free"
     if kind == "position":
         return [[rng.uniform(-5, 5) for _ in range(3)] for _ in range(n)], "pos"
+    if rng.random() < 0.3:
+        # A part hidden by a scale of 0 on one axis or all three (game files hide lights so).
+        axes = rng.choice(((0, 1, 2), (rng.randrange(3),)))
+        return [[0.0 if i % 2 and j in axes else 1.0 for j in range(3)] for i in range(n)], f"scale0{len(axes)}"
     return [[rng.uniform(0.2, 2.0) for _ in range(3)] for _ in range(n)], "scale"
 
 

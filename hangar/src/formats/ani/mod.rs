@@ -229,6 +229,22 @@ const FPS: f32 = 30.0;
 /// and still apart at any scene rate above 5 frames a second.
 const KEY_GAP: f32 = 2e-3;
 
+/// The scale a part hidden by a scale of 0 has in glTF. A tool that samples a node's matrix
+/// (Blender's exporter does, every frame) finds no rotation in a matrix of scale 0: the part's
+/// rotation came back as none, and Blender kept that scale on the object for its other actions,
+/// whose rotations were lost too. A hundred-thousandth keeps the part out of sight and its
+/// rotation in the matrix; written back, it is 0 again.
+const HIDDEN: f32 = 1e-5;
+
+/// A scale factor as glTF gets it: 0 (a hidden part) as HIDDEN, its sign kept.
+fn unhidden(x: f32) -> f32 {
+    if x.abs() < HIDDEN {
+        HIDDEN.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// glTF tracks of one description's keys for `property`. Times below 0 are cut at 0.
 fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
     if keys.is_empty() {
@@ -245,7 +261,8 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         // X is mirrored into glTF's frame (as for XMF meshes), which turns Y and Z rotations around.
         match property {
             Property::Translation => vec![-v[0], v[1], v[2]],
-            Property::Scale | Property::Weights => v.to_vec(),
+            Property::Scale => v.map(unhidden).to_vec(),
+            Property::Weights => v.to_vec(),
             Property::Rotation => Quat::from_euler(EulerRot::XYZ, v[0], -v[1], -v[2])
                 .normalize()
                 .to_array()
@@ -706,7 +723,8 @@ fn rebuilt(
                     previous = Some(e);
                     e
                 }
-                _ => [v[0], v[1], v[2]],
+                // A part the glTF shrank to HIDDEN is hidden again.
+                _ => [v[0], v[1], v[2]].map(|x| if x.abs() <= HIDDEN * 1.5 { 0.0 } else { x }),
             };
             track.push((*t, value));
         }

@@ -245,3 +245,29 @@ fn keys_blender_would_merge_are_kept_apart() {
         assert!(write(&built.ani).unwrap() == bytes, "{fps} fps");
     }
 }
+
+/// A landing-gear light hidden by a scale of 0 by 1 s: in glTF the scale is HIDDEN, not 0 (a
+/// matrix of scale 0 holds no rotation, and Blender's exporter samples matrices: the part's
+/// rotation came back lost in this state and in the part's other states); a track rebuilt from
+/// the glTF writes it as 0 again.
+#[test]
+fn a_part_hidden_by_a_scale_of_0_keeps_a_rotation_in_gltf() {
+    let key = |value: [f32; 3], time: f32, i: i32| Key {
+        value,
+        interpolation: [i; 3],
+        time,
+        bezier: [0.0; 12],
+    };
+    let c = channel(
+        &[key([1.0; 3], 0.0, 2), key([0.0; 3], 1.0, 1)],
+        Property::Scale,
+        0,
+    )
+    .unwrap();
+    assert_eq!(c.values[..3], [1.0; 3]);
+    assert_eq!(c.values[c.values.len() - 3..], [HIDDEN; 3]);
+    let (d, keys) = rebuilt("light", "hide", &[&c], [0, 0], Vec::new(), None).unwrap();
+    assert_eq!(d["numScale"], 2);
+    assert_eq!(keys[1]["value"], json!([0.0, 0.0, 0.0]));
+    assert_eq!(keys[1]["time"], json!(1.0));
+}
