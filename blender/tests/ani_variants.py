@@ -4,6 +4,11 @@ back, built on the corpus dropship since the visible corpus has none of them.
 - door: a part turning 45 degrees about Y by 0.7 s (frame 16.8 at 24 a second, 21 at 30) of a 2-second
   state the other parts fill: Blender samples the door over the whole clip.
 - loop: the `loop` state turning a part a full 360 degrees about Z in 2.9 s (frame 69.6 at 24).
+- snap: a door held shut, snapped to 45 degrees at 0.5 s by a step key and turned on to 90 by 1.2 s: the
+  step's hold just before 0.5 s must stay apart from the key after it (Blender's importer merges keys less
+  than a hundredth of a frame apart; random states of ani_random.py found it).
+- hide: a landing gear shrunk to a scale of 0 by 1 s (a matrix of scale 0 holds no rotation: Blender's
+  exporter lost the gear's rotation in this state and in its others).
 Each keeps the file's other states as they are."""
 import math, os, shutil, struct
 
@@ -29,12 +34,13 @@ def _key(value, time, interpolation):
     return struct.pack("<3f3if", *value, *[interpolation] * 3, time) + bytes(100)
 
 
-def _rotation(descs, part, state, keys, duration):
-    """`part`'s description in `state` (found by names) with only these rotation keys (value, time)."""
+def _rotation(descs, part, state, keys, duration, track=1):
+    """`part`'s description in `state` (found by names) with only these keys (value, time[,
+    interpolation]; by default linear, the last a step) of one track (1 rotation, 2 scale)."""
     for d in descs:
         if d[0][:64].split(b"\0")[0] == part.encode() and d[0][64:128].split(b"\0")[0] == state.encode():
-            struct.pack_into("<5if", d[0], 128, 0, len(keys), 0, 0, 0, duration)
-            d[1] = [_key(v, t, 1 if i == len(keys) - 1 else 2) for i, (v, t) in enumerate(keys)]
+            struct.pack_into("<5if", d[0], 128, *[len(keys) if i == track else 0 for i in range(5)], duration)
+            d[1] = [_key(k[0], k[1], k[2] if len(k) > 2 else 1 if i == len(keys) - 1 else 2) for i, k in enumerate(keys)]
             return
     raise KeyError(f"{part} {state}")
 
@@ -43,6 +49,9 @@ VARIANTS = {
     "door": ("detail_m_landinggear_front_01", "landinggears_activating",
              [((0, 0, 0), 0.0), ((0, math.radians(45), 0), 0.7)], 2.0),
     "loop": ("anim_poslights", "loop", [((0, 0, 0), 0.0), ((0, 0, 2 * math.pi), 2.9)], 2.9),
+    "snap": ("detail_m_landinggear_front_01", "landinggears_activating",
+             [((0, 0, 0), 0.0, 1), ((0, math.radians(45), 0), 0.5, 2), ((0, math.radians(90), 0), 1.2, 1)], 2.0),
+    "hide": ("detail_m_landinggear_front_01", "landinggears_activating", [((1, 1, 1), 0.0), ((0, 0, 0), 1.0)], 1.0, 2),
 }
 
 

@@ -5,8 +5,9 @@ and converted back with `--original`; the same for the small M3s and each actor 
 without `--original`. Every file must come back byte for byte. Then three edits on a component, each changing
 only what was edited: a part moved and turned (only its connection's offset lines), one mesh scaled (only its
 XMF), one key of one action moved (only that state of the .ani).
-Then two synthetic .ani states on the dropship (ani_variants.py: a door ending between frames inside a
-longer state, a full-turn loop), each through scenes of 24 and 30 frames a second: the .ani comes back.
+Then four synthetic .ani states on the dropship (ani_variants.py: a door ending between frames inside a
+longer state, a full-turn loop, a door snapped open by a step key, a gear hidden by a scale of 0), each
+through scenes of 24 and 30 frames a second: the .ani comes back.
 Prints one line a case and 'N passed, M failed'; exits 1 on any failure.
 usage: BPY_PYTHON gltf_roundtrip.py HANGAR CORPUS OUTDIR [models|others]
 (models: only the M3s and actors; others: all but them; CI runs the two side by side)"""

@@ -222,6 +222,29 @@ fn eval(keys: &[Key], axis: usize, t: f32) -> f32 {
 
 const FPS: f32 = 30.0;
 
+/// The least time between two keys of a sampled track. Blender's glTF importer merges keys less
+/// than a hundredth of a frame apart (4e-4 s at 24 frames a second): a step's hold 1e-4 s before
+/// the next key, or a 30 fps sample that close to a key, was lost there and the state came back
+/// rebuilt (a landing-gear door with three more keys). 2 ms is a fifth of a frame at 100 fps
+/// and still apart at any scene rate above 5 frames a second.
+const KEY_GAP: f32 = 2e-3;
+
+/// The scale a part hidden by a scale of 0 has in glTF. A tool that samples a node's matrix
+/// (Blender's exporter does, every frame) finds no rotation in a matrix of scale 0: the part's
+/// rotation came back as none, and Blender kept that scale on the object for its other actions,
+/// whose rotations were lost too. A hundred-thousandth keeps the part out of sight and its
+/// rotation in the matrix; written back, it is 0 again.
+const HIDDEN: f32 = 1e-5;
+
+/// A scale factor as glTF gets it: 0 (a hidden part) as HIDDEN, its sign kept.
+fn unhidden(x: f32) -> f32 {
+    if x.abs() < HIDDEN {
+        HIDDEN.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// glTF tracks of one description's keys for `property`. Times below 0 are cut at 0.
 fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
     if keys.is_empty() {
@@ -238,7 +261,8 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         // X is mirrored into glTF's frame (as for XMF meshes), which turns Y and Z rotations around.
         match property {
             Property::Translation => vec![-v[0], v[1], v[2]],
-            Property::Scale | Property::Weights => v.to_vec(),
+            Property::Scale => v.map(unhidden).to_vec(),
+            Property::Weights => v.to_vec(),
             Property::Rotation => Quat::from_euler(EulerRot::XYZ, v[0], -v[1], -v[2])
                 .normalize()
                 .to_array()
@@ -263,7 +287,15 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         (times, values, i)
     } else {
         let (first, last) = (keys[0].time.max(0.0), keys[keys.len() - 1].time.max(0.0));
+        // The keys' own times, and a step's hold just before the key that ends it.
         let mut times: Vec<f32> = keys.iter().map(|k| k.time.max(0.0)).collect();
+        times.extend(
+            keys.windows(2)
+                .filter(|w| w[0].interpolation.contains(&1))
+                .map(|w| (w[1].time - KEY_GAP).max(w[0].time).max(0.0)),
+        );
+        times.sort_by(f32::total_cmp);
+        times.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
         // At most SAMPLES_PER_KEY samples a key, spread evenly when 30 fps would take more: a
         // few keys spanning hours must not turn into millions of samples.
         let budget = keys.len().saturating_mul(SAMPLES_PER_KEY).min(100_000);
@@ -278,19 +310,23 @@ fn channel(keys: &[Key], property: Property, node: usize) -> Option<Channel> {
         } else {
             0
         };
-        times.extend(
-            (0..=frames)
-                .map(|f| first + f as f32 * step)
-                .filter(|&t| t <= last),
-        );
-        // A step holds until just before the next key.
-        times.extend(
-            keys.windows(2)
-                .filter(|w| w[0].interpolation.contains(&1))
-                .map(|w| (w[1].time - 1e-4).max(0.0)),
-        );
+        // A sample closer than KEY_GAP to a key is left out: Blender's importer would merge the
+        // two (and keep one value), and the clip it exports would leave the curve read.
+        let far = |t: &f32| {
+            let i = times.partition_point(|k| k < t);
+            [i.checked_sub(1), Some(i)]
+                .into_iter()
+                .flatten()
+                .filter_map(|i| times.get(i))
+                .all(|k| (k - t).abs() >= KEY_GAP)
+        };
+        let grid: Vec<f32> = (0..=frames)
+            .map(|f| first + f as f32 * step)
+            .filter(|&t| t <= last)
+            .filter(far)
+            .collect();
+        times.extend(grid);
         times.sort_by(f32::total_cmp);
-        times.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
         let values = times
             .iter()
             .map(|&t| [0, 1, 2].map(|a| eval(keys, a, t)))
@@ -687,7 +723,8 @@ fn rebuilt(
                     previous = Some(e);
                     e
                 }
-                _ => [v[0], v[1], v[2]],
+                // A part the glTF shrank to HIDDEN is hidden again.
+                _ => [v[0], v[1], v[2]].map(|x| if x.abs() <= HIDDEN * 1.5 { 0.0 } else { x }),
             };
             track.push((*t, value));
         }
