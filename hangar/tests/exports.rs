@@ -362,15 +362,27 @@ fn a_new_components_parts_list_their_lods_and_size() {
     std::fs::create_dir_all(&dir).unwrap();
     let glb = dir.join("wedge.glb");
     let opts = hangar::ConvertOptions::for_input(&sample, Vec::new()).unwrap();
-    hangar::open(sample.as_path()).unwrap().write_to(&glb, &opts).unwrap();
+    hangar::open(sample.as_path())
+        .unwrap()
+        .write_to(&glb, &opts)
+        .unwrap();
     let xml_path = dir.join("ship.xml");
     let opts = hangar::ConvertOptions::for_input(&glb, Vec::new()).unwrap();
-    hangar::open(glb.as_path()).unwrap().write_to(&xml_path, &opts).unwrap();
+    hangar::open(glb.as_path())
+        .unwrap()
+        .write_to(&xml_path, &opts)
+        .unwrap();
     let xml = std::fs::read_to_string(&xml_path).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
-    let parts: Vec<_> = doc.descendants().filter(|e| e.has_tag_name("part")).collect();
+    let parts: Vec<_> = doc
+        .descendants()
+        .filter(|e| e.has_tag_name("part"))
+        .collect();
     assert_eq!(parts.len(), 1, "{xml}");
-    let lods: Vec<_> = parts[0].descendants().filter(|e| e.has_tag_name("lod")).collect();
+    let lods: Vec<_> = parts[0]
+        .descendants()
+        .filter(|e| e.has_tag_name("lod"))
+        .collect();
     assert_eq!(lods.len(), 1);
     assert_eq!(lods[0].attribute("index"), Some("0"));
     let name = parts[0].attribute("name").unwrap();
@@ -395,12 +407,22 @@ fn a_new_components_parts_list_their_lods_and_size() {
     };
     let (max, center) = (
         doc.descendants().find(|e| e.has_tag_name("max")).unwrap(),
-        doc.descendants().find(|e| e.has_tag_name("center")).unwrap(),
+        doc.descendants()
+            .find(|e| e.has_tag_name("center"))
+            .unwrap(),
     );
     for (k, a, s) in [(0, "x", -1.0), (1, "y", 1.0), (2, "z", 1.0)] {
         let (half, mid) = span(k, s);
         let got = |e: roxmltree::Node<'_, '_>| e.attribute(a).unwrap().parse::<f32>().unwrap();
-        assert!((got(max) - half).abs() < 1e-5 && half > 0.1, "{a}: {} {half}", got(max));
-        assert!((got(center) - mid).abs() < 1e-5, "{a}: {} {mid}", got(center));
+        assert!(
+            (got(max) - half).abs() < 1e-5 && half > 0.1,
+            "{a}: {} {half}",
+            got(max)
+        );
+        assert!(
+            (got(center) - mid).abs() < 1e-5,
+            "{a}: {} {mid}",
+            got(center)
+        );
     }
 }
