@@ -33,8 +33,8 @@ def add_color_sets(me, m):
             # from the channels laid out contiguously (3x faster than one broadcast of c.T).
             channels = np.ascontiguousarray(c.T)
             greys = np.empty((4, len(c), 4), np.float32)
-            for k in range(3):
-                greys[:, :, k] = channels
+            for component in range(3):
+                greys[:, :, component] = channels
             greys[:, :, 3] = 1.0
             for name, grey in zip(MULTIMAT_CHANNELS, greys):
                 out.update(_attribute(me, name, grey))

@@ -4,7 +4,7 @@
 //! components carry both on every part with a mesh.
 
 use crate::formats::{x4xml::escaped, xmf};
-use crate::model::{Material, Mesh};
+use crate::model::{bounds, Material, Mesh};
 
 /// What a `<part>` says of its meshes.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -21,7 +21,7 @@ impl PartMeshes {
         self.lods
             .push((level, xmf::mesh::material_names(mesh, materials)));
         if level == 0 {
-            self.size = bounds(mesh);
+            self.size = size(mesh);
         }
     }
 
@@ -59,23 +59,10 @@ impl PartMeshes {
     }
 }
 
-/// A mesh's half extents and centre in X4's frame; None without a finite vertex.
-fn bounds(mesh: &Mesh) -> Option<([f32; 3], [f32; 3])> {
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
-    for p in &mesh.vertices.positions {
-        let x4 = [-p[0], p[1], p[2]];
-        if x4.iter().any(|c| !c.is_finite()) {
-            continue;
-        }
-        for k in 0..3 {
-            lo[k] = lo[k].min(x4[k]);
-            hi[k] = hi[k].max(x4[k]);
-        }
-    }
-    if lo[0] > hi[0] {
-        return None;
-    }
+/// A mesh's half extents and centre in X4's frame (X mirrored: its least X is the mesh's greatest).
+fn size(mesh: &Mesh) -> Option<([f32; 3], [f32; 3])> {
+    let (lo, hi) = bounds(&mesh.vertices.positions)?;
+    let (lo, hi) = ([-hi[0], lo[1], lo[2]], [-lo[0], hi[1], hi[2]]);
     let half = [0, 1, 2].map(|k| (hi[k] - lo[k]) / 2.0);
     let centre = [0, 1, 2].map(|k| lo[k] + half[k]);
     Some((half, centre))

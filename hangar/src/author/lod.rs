@@ -7,7 +7,7 @@
 //! too small to hold one.
 
 use crate::error::{Error, Result};
-use crate::model::{Mesh, Primitive, Vertices};
+use crate::model::{bounds, Mesh, Primitive, Vertices};
 
 /// The most triangles a LOD may keep of the level before.
 pub(crate) const LOD_RATIO: f64 = 0.6;
@@ -15,16 +15,6 @@ pub(crate) const LOD_RATIO: f64 = 0.6;
 const MIN_LOD_TRIANGLES: usize = 64;
 /// What a collision mesh is simplified towards.
 const COLLISION_TRIANGLES: usize = 400;
-
-fn bounds(positions: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
-    let first = *positions.first()?;
-    Some(positions.iter().fold((first, first), |(lo, hi), p| {
-        (
-            [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
-            [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
-        )
-    }))
-}
 
 /// The box of the vertices the triangles use.
 fn used_bounds(mesh: &Mesh) -> Option<([f32; 3], [f32; 3])> {

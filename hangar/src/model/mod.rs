@@ -320,6 +320,17 @@ pub struct CustomAttribute {
     pub values: Vec<[f32; 4]>,
 }
 
+/// The box of `positions`: (least, greatest) on each axis; None for none.
+pub(crate) fn bounds(positions: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
+    let first = *positions.first()?;
+    Some(positions.iter().fold((first, first), |(lo, hi), p| {
+        (
+            [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
+            [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
+        )
+    }))
+}
+
 impl Vertices {
     pub fn len(&self) -> usize {
         self.positions.len()
