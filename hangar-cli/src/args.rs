@@ -181,7 +181,7 @@ pub enum Command {
         #[command(subcommand)]
         cmd: crate::cat::CatCommand,
     },
-    /// New game content from a scene: `hangar new ship SCENE --template MACRO --id ID` (an X4 ship extension).
+    /// New game content from a scene: `hangar new ship|component SCENE --template MACRO --id ID` (an X4 extension).
     New {
         #[command(subcommand)]
         cmd: crate::new::NewCommand,

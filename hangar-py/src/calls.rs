@@ -143,15 +143,17 @@ pub fn component_of(folder: &Path) -> Option<PathBuf> {
     hangar::component_of(folder)
 }
 
-/// What `hangar.new_ship` asks for, as `hangar new ship` takes it.
+/// What `hangar.new_ship` and `hangar.new_component` ask for, as `hangar new ship|component` take it.
 pub struct NewShipArgs {
     pub directory: PathBuf,
-    pub spec: hangar::NewShip,
+    pub spec: hangar::NewComponent,
     pub game: Option<PathBuf>,
     pub force: bool,
+    /// `new ship`: the template must be a ship's.
+    pub ship_only: bool,
 }
 
-/// `hangar new ship`: the extension made from `scene` (or the glTF `path` names) and written whole
+/// `hangar new ship|component`: the extension made from `scene` (or the glTF `path` names) and written whole
 /// under `directory` (its name is the extension's id). The work runs on a thread of its own while
 /// the calling thread hands `progress(done, total)` on, so a caller whose interface lives on one
 /// thread (Blender) can show it; after an error `progress` returns, nothing is written.
@@ -189,9 +191,14 @@ pub fn new_ship<E>(
     let (tx, rx) = std::sync::mpsc::channel::<(usize, usize)>();
     let (made, stopped) = std::thread::scope(|s| {
         let worker = s.spawn(move || {
-            hangar::new_ship_with_progress(&scene, &args.spec, view.as_ref(), &|done, total| {
+            let report = |done, total| {
                 let _ = tx.send((done, total));
-            })
+            };
+            if args.ship_only {
+                hangar::new_ship_with_progress(&scene, &args.spec, view.as_ref(), &report)
+            } else {
+                hangar::new_component_with_progress(&scene, &args.spec, view.as_ref(), &report)
+            }
         });
         let mut stopped = None;
         for (done, total) in rx {
@@ -209,7 +216,7 @@ pub fn new_ship<E>(
             hangar::ErrorKind::Invalid,
             None,
             "",
-            "new ship: the work stopped",
+            "new content: the work stopped",
         )
     })??;
     warnings.extend(ext.warnings.iter().cloned());

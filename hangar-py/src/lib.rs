@@ -231,7 +231,8 @@ fn is_multimat(name: String) -> bool {
 /// [`write_textures`] takes them, by the scene's material names; a glTF `path`'s own when none).
 /// Returns the paths written and the warnings as JSON text.
 #[pyfunction]
-#[pyo3(signature = (scene, path, directory, template, ship_id, ship_name=None, description=None, lods=2, game=None, pack=false, force=false, progress=None, textures=true, images=None))]
+/// `ship_only=false`: any class of template (`hangar new component`).
+#[pyo3(signature = (scene, path, directory, template, ship_id, ship_name=None, description=None, lods=2, game=None, pack=false, force=false, progress=None, textures=true, images=None, ship_only=true))]
 #[allow(clippy::too_many_arguments)]
 fn new_ship(
     py: Python<'_>,
@@ -249,12 +250,13 @@ fn new_ship(
     progress: Option<Py<PyAny>>,
     textures: bool,
     images: Option<Vec<PyEdit<'_>>>,
+    ship_only: bool,
 ) -> PyResult<(Vec<PathBuf>, String)> {
     if lods > 3 {
         return Err(err(format!("lods={lods}: 0 to 3 LODs below lod0")));
     }
     let scene = scene.map(scene_from_py).transpose()?;
-    let mut spec = hangar::NewShip::new(template, ship_id);
+    let mut spec = hangar::NewComponent::new(template, ship_id);
     spec.name = ship_name;
     spec.description = description;
     spec.lods = lods;
@@ -266,6 +268,7 @@ fn new_ship(
         spec,
         game,
         force,
+        ship_only,
     };
     let mut report = |done: usize, total: usize| -> PyResult<()> {
         match &progress {

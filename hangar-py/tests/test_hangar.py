@@ -291,6 +291,46 @@ def test_new_ship_from_a_scene_writes_the_whole_extension(tmp_path):
     assert [float(p.get(k)) for k in "xyz"] == [-3.0, 6.0, -1.0]
 
 
+def aquilo_template():
+    found = glob.glob(corpus("x4-templates/X4Reemergence-Project__otas_shippack/assets/props/weaponsystems/guided/macros/weapon_otas_l_aquilo_macro.xml"))
+    if not found:
+        pytest.skip("no x4-templates in the corpus")
+    return found[0]
+
+
+def test_new_component_moves_and_shines(tmp_path):
+    """A missile launcher whose tower part turns 90 degrees about Y in its firing state and carries a lamp."""
+    import math
+    import xml.etree.ElementTree as ET
+    s = box_scene()
+    s.nodes.append(hangar.Node(name="lamp", parent=1, translation=(1.0, 0.0, 0.0), light=0,
+                               extras={"lighteffect": "1"}))
+    s.lights = [hangar.Light(name="lamp", kind="point", color=(1.0, 0.5, 0.0), intensity=2.0, range=4.0)]
+    h = math.sqrt(0.5)
+    s.animations = [hangar.Animation(name="weapon_firing", channels=[hangar.Channel(
+        node=1, property="rotation", times=np.array([0.0, 1.0], np.float32),
+        values=np.array([[0, 0, 0, 1], [0, h, 0, h]], np.float32))])]
+    out = tmp_path / "launcher_ext"
+    written = hangar.new_component(s, out, aquilo_template(), "weapon_py_l_01", name="Py Launcher")
+    rel = sorted(os.path.relpath(p, out).replace(os.sep, "/") for p in written)
+    base = "assets/props/weaponsystems/guided/"
+    assert base + "weapon_py_l_01.xml" in rel and base + "weapon_py_l_01_data.ani" in rel
+    assert base + "macros/weapon_py_l_01_macro.xml" in rel
+    comp = ET.fromstring((out / base / "weapon_py_l_01.xml").read_text()).find("component")
+    assert comp.get("class") == "missilelauncher"
+    anims = [(a.get("name"), a.get("start"), a.get("end")) for a in comp.iter("animation")]
+    assert anims == [("weapon_firing", "0", "30")]
+    lamp = comp.find(".//part[@name='tower']/lights/omni")
+    assert (lamp.get("name"), lamp.get("r"), lamp.get("g"), lamp.get("b"), lamp.get("range"),
+            lamp.get("intensity"), lamp.get("lighteffect")) == ("lamp", "255", "128", "0", "4", "2", "1")
+    back = hangar.open(out / base / "weapon_py_l_01.xml")
+    assert [a.name for a in back.animations] == ["weapon_firing"]
+    assert [l.name for l in back.lights] == ["lamp"]
+    with pytest.raises(hangar.Error, match="not a ship macro"):
+        hangar.new_ship(s, tmp_path / "refused", aquilo_template(), "weapon_py_l_02")
+    assert not (tmp_path / "refused").exists()
+
+
 def test_new_ship_from_a_glb_and_its_errors(tmp_path):
     glb = tmp_path / "box.glb"
     hangar.write(box_scene(), glb)

@@ -51,7 +51,10 @@ pub use api::{
     mod_kind_of_files, open, write_scene, ConvertOptions, Converted, Info, Link, ModCheck, ModKind,
     Opened, Pictures, Source, WriteOptions, Wrote,
 };
-pub use author::{new_ship, new_ship_with_progress, NewExtension, NewShip};
+pub use author::{
+    new_component, new_component_with_progress, new_ship, new_ship_with_progress, NewComponent,
+    NewExtension, NewShip,
+};
 pub use check::conflicts::{find as conflicts, find_in_files as conflicts_in_files, Conflict};
 pub use convert::{convert, Outcome};
 pub use detect::Format;

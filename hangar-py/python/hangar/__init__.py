@@ -26,7 +26,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write", "new_ship", "digest", "models", "component_of", "write_textures", "material_name",
+    "Error", "info", "validate", "convert", "open", "write", "new_ship", "new_component", "digest", "models", "component_of", "write_textures", "material_name",
     "is_multimat",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
@@ -385,12 +385,39 @@ def new_ship(scene_or_path, directory: str | PathLike[str], template: str, ship_
     libraries/material_library.xml patch, and its ``images`` (as :func:`write_textures` takes them,
     by the scene's material names; a glTF path's own images when none are given) gzip'd DDS textures.
     Returns the paths written; raises :class:`Error`."""
+    return _new(scene_or_path, directory, template, ship_id, ship_name, description, lods, game, pack,
+                force, progress, textures, images, True)
+
+
+def new_component(scene_or_path, directory: str | PathLike[str], template: str, id: str,
+                  name: Optional[str] = None, description: Optional[str] = None, lods: int = 2,
+                  game: str | PathLike[str] | None = None, pack: bool = False, force: bool = False,
+                  progress=None, textures: bool = True, images: Optional[list] = None) -> list[str]:
+    """``hangar new component``: new content of any kind (a turret, weapon, missile launcher,
+    bullet, effect, dock area, docking bay, station module, engine, ship) from a scene and a
+    template macro of its class, written whole under ``directory`` as :func:`new_ship` writes a
+    ship, in the folder the game keeps that class in (where the template lies).
+
+    What moves and shines comes along: each of the scene's animations (a Blender action named
+    after its state: ``gun_firing``, ``dockingbay_opening``, ``loop``...) becomes that state of the
+    component's ``.ani`` for the parts it moves; each light (a node with ``light``) a light of the
+    part it hangs from (colour, range, intensity; its string extras the game's attributes, ``light``
+    = ``omni``, ``spotlight``, ``arealight`` or ``box``); a ``restrictions`` extra a connection's
+    ``<restrictions>``. Every connection the template's macro fills (cockpit, storage, docks) is
+    written, where the scene places it or else where the template's component has it.
+    Returns the paths written; raises :class:`Error`."""
+    return _new(scene_or_path, directory, template, id, name, description, lods, game, pack, force,
+                progress, textures, images, False)
+
+
+def _new(scene_or_path, directory, template, id, name, description, lods, game, pack, force,
+         progress, textures, images, ship_only):
     if isinstance(scene_or_path, Scene):
         native, path = scene_or_path._to_native(), None
     else:
         native, path = None, fspath(scene_or_path)
-    written, _warnings = _native.new_ship(native, path, fspath(directory), template, ship_id, ship_name,
+    written, _warnings = _native.new_ship(native, path, fspath(directory), template, id, name,
                                           description, lods, None if game is None else fspath(game),
                                           pack, force, progress, textures,
-                                          _native_edits(images) if images else None)
+                                          _native_edits(images) if images else None, ship_only)
     return [fspath(p) for p in written]

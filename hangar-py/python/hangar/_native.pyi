@@ -18,4 +18,5 @@ def write_textures(source: str, output: str, edits: list[tuple[str, str, str, in
 def new_ship(scene: Optional[dict[str, Any]], path: Optional[str], directory: str, template: str, ship_id: str,
              ship_name: Optional[str] = None, description: Optional[str] = None, lods: int = 2,
              game: Optional[str] = None, pack: bool = False, force: bool = False,
-             progress: Any = None) -> tuple[list[str], str]: ...
+             progress: Any = None, textures: bool = True, images: Any = None,
+             ship_only: bool = True) -> tuple[list[str], str]: ...

@@ -28,9 +28,18 @@ impl PartMeshes {
     /// `<part name="NAME">` with `<lods>` and `<size>`, at `indent` (a bare `<part name/>` when no
     /// lod was written: a part without geometry).
     pub(crate) fn xml(&self, indent: &str, name: &str) -> String {
+        self.xml_with(indent, name, "")
+    }
+
+    /// [`PartMeshes::xml`] with `inner` (lines already indented, each after a newline: the part's
+    /// `<lights>`) before the part's end.
+    pub(crate) fn xml_with(&self, indent: &str, name: &str, inner: &str) -> String {
         let name = escaped(name);
         if self.lods.is_empty() {
-            return format!("<part name=\"{name}\"/>");
+            if inner.is_empty() {
+                return format!("<part name=\"{name}\"/>");
+            }
+            return format!("<part name=\"{name}\">{inner}\n{indent}</part>");
         }
         let mut s = format!("<part name=\"{name}\">\n{indent}\t<lods>\n");
         for (level, materials) in &self.lods {
@@ -53,6 +62,10 @@ impl PartMeshes {
             s.push_str(&format!(
                 "{indent}\t<size>\n{indent}\t\t<max x=\"{mx}\" y=\"{my}\" z=\"{mz}\"/>\n{indent}\t\t<center x=\"{cx}\" y=\"{cy}\" z=\"{cz}\"/>\n{indent}\t</size>\n"
             ));
+        }
+        if !inner.is_empty() {
+            s.push_str(inner.trim_start_matches('\n'));
+            s.push('\n');
         }
         s.push_str(&format!("{indent}</part>"));
         s

@@ -63,7 +63,7 @@ impl Default for Offset {
 }
 
 impl Offset {
-    pub(super) fn of(e: roxmltree::Node<'_, '_>, warnings: &mut Vec<Warning>, at: &str) -> Offset {
+    pub(crate) fn of(e: roxmltree::Node<'_, '_>, warnings: &mut Vec<Warning>, at: &str) -> Offset {
         let mut o = Offset::default();
         let Some(off) = e.children().find(|c| c.has_tag_name("offset")) else {
             return o;
@@ -101,7 +101,7 @@ impl Offset {
     }
 
     /// Into glTF's frame: X mirrored.
-    pub(super) fn to_gltf(self) -> (Vec3, Quat) {
+    pub(crate) fn to_gltf(self) -> (Vec3, Quat) {
         let [x, y, z] = self.pos;
         let [qx, qy, qz, qw] = self.quat;
         let q = Quat::from_xyzw(qx, -qy, -qz, qw);
@@ -130,6 +130,11 @@ impl Offset {
             .zip(tb.to_array())
             .all(|(a, b)| close(*a, b))
             && (qa.dot(qb).abs() - 1.0).abs() <= 1e-6
+    }
+
+    /// The position, in the game's frame.
+    pub(crate) fn position(&self) -> [f32; 3] {
+        self.pos
     }
 
     pub(crate) fn xml(&self, indent: &str) -> String {
@@ -823,9 +828,19 @@ fn add_lights(
         (n.translation, n.rotation) = Offset::of(l, warnings, "lights").to_gltf();
         n.light = Some(scene.lights.len() - 1);
         n.parent = Some(parent);
+        // A box light's `<size>` travels as the attribute `size` ("x y z"), as `new component`
+        // takes it back.
+        let mut attrs = attributes(l);
+        if let Some(size) = l.children().find(|c| c.has_tag_name("size")) {
+            let xyz: Option<Vec<&str>> =
+                ["x", "y", "z"].iter().map(|k| size.attribute(*k)).collect();
+            if let Some(xyz) = xyz {
+                attrs.insert("size".into(), Value::String(xyz.join(" ")));
+            }
+        }
         n.extras.insert(
             NODE_KEY.into(),
-            json!({ "light": tag, "attributes": attributes(l) }),
+            json!({ "light": tag, "attributes": attrs }),
         );
         scene.nodes.push(n);
     }

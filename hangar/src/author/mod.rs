@@ -19,10 +19,12 @@ use crate::vfs::GameView;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// What [`new_ship`] makes: the template, the new ship's id and texts, how many LODs.
+/// What [`new_component`] (and [`new_ship`]) makes: the template, the new component's id and
+/// texts, how many LODs.
 #[derive(Debug, Clone)]
-pub struct NewShip {
-    /// A ship macro: a macro file, or a macro's name found through the game view.
+pub struct NewComponent {
+    /// A macro of any class (a ship's for [`new_ship`]): a macro file, or a macro's name found
+    /// through the game view.
     pub template: String,
     /// The component's name; its macro is `<id>_macro`, its ware `<id>`.
     pub id: String,
@@ -40,17 +42,20 @@ pub struct NewShip {
     /// `libraries/material_library.xml` patch, named `<id>.<material>`, and their [`images`]
     /// as gzip'd DDS textures (default: on).
     ///
-    /// [`images`]: NewShip::images
+    /// [`images`]: NewComponent::images
     pub textures: bool,
     /// The images the scene's materials are drawn with, by material name (a glTF's:
     /// [`crate::Opened::images`]).
     pub images: Vec<crate::textures::Edit>,
 }
 
-impl NewShip {
+/// [`NewComponent`] by the name `hangar new ship` gave it.
+pub type NewShip = NewComponent;
+
+impl NewComponent {
     /// A spec with the defaults: the name is the id, two LODs, the folder named as the id.
-    pub fn new(template: impl Into<String>, id: impl Into<String>) -> NewShip {
-        NewShip {
+    pub fn new(template: impl Into<String>, id: impl Into<String>) -> NewComponent {
+        NewComponent {
             template: template.into(),
             id: id.into(),
             name: None,
@@ -137,6 +142,220 @@ fn free_page(folder: &str, used: &std::collections::HashSet<u64>) -> u64 {
         page += 1;
     }
     page
+}
+
+/// The folder the game keeps the template's class in: the template macro's own (the folder above its
+/// `macros/`: `assets/props/weaponsystems/guided`, `assets/structures/dock`...), else the base game's
+/// folder for the class.
+fn asset_folder(macro_path: &str, class: &str) -> String {
+    let lower = macro_path.replace('\\', "/").to_ascii_lowercase();
+    let inside = lower
+        .find("assets/")
+        .filter(|&i| i == 0 || lower[..i].ends_with('/'))
+        .and_then(|i| lower[i..].rsplit_once('/'))
+        .map(|(dir, _)| dir.strip_suffix("/macros").unwrap_or(dir).to_string())
+        .filter(|d| d.len() > "assets/".len());
+    if let Some(dir) = inside {
+        return dir;
+    }
+    let (size, _) = size_of(class);
+    match class {
+        c if c.starts_with("ship_") => format!("assets/units/size_{size}"),
+        "weapon" | "missilelauncher" | "turret" | "missileturret" => {
+            "assets/props/weaponsystems".into()
+        }
+        "bullet" | "missile" | "mine" | "countermeasure" => "assets/fx/weaponfx".into(),
+        "effectobject" => "assets/fx".into(),
+        "engine" => "assets/props/engines".into(),
+        "shieldgenerator" => "assets/props/surfaceelements".into(),
+        "dockarea" | "dockingbay" | "pier" => "assets/structures/dock".into(),
+        c => format!("assets/structures/{c}"),
+    }
+}
+
+/// A state name the game reads: letters, digits and `_`, as long as an .ani name holds.
+fn valid_state(s: &str) -> bool {
+    valid_id(s) && s.len() <= 63
+}
+
+/// The scene's animations as the new component's states: the .ani and which states move each part.
+struct Moving {
+    bytes: Vec<u8>,
+    /// (part, state, first frame, last frame) at 30 frames a second, states in the scene's order.
+    played: Vec<(String, xml::Played)>,
+    warnings: Vec<Warning>,
+}
+
+impl Moving {
+    fn played_by(&self, part: &str) -> Vec<xml::Played> {
+        self.played
+            .iter()
+            .filter(|(p, _)| p.eq_ignore_ascii_case(part))
+            .map(|(_, p)| xml::Played {
+                state: p.state.clone(),
+                start: p.start,
+                end: p.end,
+            })
+            .collect()
+    }
+}
+
+/// Each glTF animation (a Blender action, named after its state) as that state of the .ani: a
+/// track for every part it moves, with the keys it has (step and linear as keys), in the frame
+/// of the part's parent. Parts it moves get the `animation` tag the game moves them by. A channel
+/// on a node that is no part is named in a warning and left out; a state name the game cannot
+/// read is refused.
+fn states(scene: &Scene, authored: &mut scene::Authored) -> Result<Option<Moving>> {
+    use crate::model::Property;
+    use std::collections::HashMap;
+    if scene.animations.is_empty() {
+        return Ok(None);
+    }
+    let mut warnings = Vec::new();
+    let part_of: HashMap<usize, usize> = authored
+        .parts
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (p.node, k))
+        .collect();
+    let mut animations = Vec::with_capacity(scene.animations.len());
+    for (ai, a) in scene.animations.iter().enumerate() {
+        if !valid_state(&a.name) {
+            return Err(Error::refused(
+                format!("animations[{ai}]"),
+                format!(
+                    "action {:?} is not a state name the game reads (letters, digits and _, at most 63): name it after its state (landinggears_activating, gun_firing, loop...)",
+                    a.name
+                ),
+            ));
+        }
+        let mut channels = Vec::with_capacity(a.channels.len());
+        let mut strays: Vec<&str> = Vec::new();
+        for c in &a.channels {
+            if c.property == Property::Weights {
+                continue;
+            }
+            let Some(part) = part_of.get(&c.node).and_then(|&k| authored.parts.get(k)) else {
+                let name = scene.nodes.get(c.node).map_or("?", |n| n.name.as_str());
+                if !strays.contains(&name) {
+                    strays.push(name);
+                }
+                continue;
+            };
+            let mut c = c.clone();
+            let w = c.width();
+            let mut values: Vec<f32> = c.values.to_vec();
+            match c.property {
+                Property::Translation => {
+                    if let Some(m) = part.frame {
+                        for v in values.chunks_exact_mut(w) {
+                            let p = m.transform_point3(glam::Vec3::new(v[0], v[1], v[2]));
+                            v.copy_from_slice(&p.to_array());
+                        }
+                    }
+                }
+                Property::Rotation => {
+                    if let Some(m) = part.frame {
+                        let (_, r, _) = m.to_scale_rotation_translation();
+                        for v in values.chunks_exact_mut(w) {
+                            let q = (r * glam::Quat::from_xyzw(v[0], v[1], v[2], v[3])).normalize();
+                            v.copy_from_slice(&q.to_array());
+                        }
+                    }
+                }
+                // The part's own scale is in its meshes: the states scale relative to it.
+                Property::Scale => {
+                    let s = part.scale.to_array();
+                    for v in values.chunks_exact_mut(w) {
+                        for (x, by) in v.iter_mut().zip(s) {
+                            if by.abs() > 1e-12 {
+                                *x /= by;
+                            }
+                        }
+                    }
+                }
+                Property::Weights => {}
+            }
+            c.values = values.into();
+            channels.push(c);
+        }
+        if !strays.is_empty() {
+            warnings.push(Warning::new(
+                None,
+                format!("animations[{ai}]"),
+                format!(
+                    "action {:?} moves {}, which {} no part: left out (a state moves parts: mesh objects, or empties tagged part)",
+                    a.name,
+                    strays.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", "),
+                    if strays.len() == 1 { "is" } else { "are" }
+                ),
+            ));
+        }
+        animations.push(crate::model::Animation {
+            name: a.name.clone(),
+            channels,
+            extras: Default::default(),
+        });
+    }
+    let names: HashMap<usize, String> = authored
+        .parts
+        .iter()
+        .map(|p| (p.node, p.name.clone()))
+        .collect();
+    let (mut built, w) =
+        crate::formats::ani::from_animations(&animations, &mut |n| names.get(&n).cloned())?;
+    warnings.extend(w);
+    // Every part of a state lasts as long as the state (the action's length).
+    let spans = crate::formats::ani::spans(&built.ani);
+    let mut length: HashMap<String, f32> = HashMap::new();
+    for (_, state, _, d) in &spans {
+        let l = length.entry(state.clone()).or_insert(0.0);
+        *l = l.max(*d);
+    }
+    if let Some(list) = built.ani.fields["animations"].as_array_mut() {
+        for d in list {
+            let state = d["state"].as_str().map(str::to_string);
+            if let Some(l) = state.and_then(|s| length.get(&s)) {
+                d["duration"] = serde_json::json!(l);
+            }
+        }
+    }
+    if spans.is_empty() {
+        return Ok(None);
+    }
+    let frame = |t: f32| (t.max(0.0) * 30.0).round().min(u32::MAX as f32) as u32;
+    let mut played = Vec::new();
+    for a in &animations {
+        for (part, state, first, _) in spans.iter().filter(|s| s.1 == a.name) {
+            let end = length.get(state).copied().unwrap_or(0.0);
+            played.push((
+                part.clone(),
+                xml::Played {
+                    state: state.clone(),
+                    start: frame(*first),
+                    end: frame(end),
+                },
+            ));
+        }
+    }
+    for p in &mut authored.parts {
+        if !played.iter().any(|(n, _)| n.eq_ignore_ascii_case(&p.name)) {
+            continue;
+        }
+        if let Some((_, tags)) = p.attributes.first_mut().filter(|(k, _)| k == "tags") {
+            if !tags
+                .split_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("animation"))
+            {
+                tags.push_str(" animation");
+            }
+        }
+    }
+    Ok(Some(Moving {
+        bytes: crate::formats::ani::write(&built.ani)?,
+        played,
+        warnings,
+    }))
 }
 
 /// One part's XMF files: lod0, its LODs (given, else made) and its collision mesh.
@@ -254,9 +473,30 @@ fn part_files(part: &scene::Part, materials: &[Material], lods: u32) -> Result<P
 /// are written.
 pub fn new_ship_with_progress(
     scene: &Scene,
-    spec: &NewShip,
+    spec: &NewComponent,
     game: Option<&GameView>,
     progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<NewExtension> {
+    new_content(scene, spec, game, progress, true)
+}
+
+/// The new component as an X4 extension; see [`new_component`]. `progress(done, total)` is called
+/// as parts are written.
+pub fn new_component_with_progress(
+    scene: &Scene,
+    spec: &NewComponent,
+    game: Option<&GameView>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<NewExtension> {
+    new_content(scene, spec, game, progress, false)
+}
+
+fn new_content(
+    scene: &Scene,
+    spec: &NewComponent,
+    game: Option<&GameView>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    ship_only: bool,
 ) -> Result<NewExtension> {
     let id = spec.id.trim();
     if !valid_id(id) {
@@ -285,8 +525,17 @@ pub fn new_ship_with_progress(
             ));
         }
     }
-    let (size, size_word) = size_of(&t.class);
-    let authored = scene::read(scene, size_word)?;
+    if ship_only && !t.class.starts_with("ship_") {
+        return Err(Error::refused(
+            "template",
+            format!(
+                "macro {:?} is of class {:?}, not a ship macro (ship_s, ship_m, ship_l, ship_xl): make it with `new component`",
+                t.macro_name, t.class
+            ),
+        ));
+    }
+    let (_, size_word) = size_of(&t.class);
+    let mut authored = scene::read(scene, size_word)?;
     let made = match spec.textures {
         true => materials::new_materials(scene, id, &folder, &spec.images, t.library.as_ref())?,
         false => Default::default(),
@@ -328,8 +577,9 @@ pub fn new_ship_with_progress(
         connections: authored.connections.len(),
         ..Default::default()
     };
-    let units = format!("assets/units/size_{size}");
+    let units = asset_folder(&t.macro_path, &t.class);
     let data = format!("{units}/{id}_data");
+    let moving = states(scene, &mut authored)?;
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut part_meshes = Vec::with_capacity(total);
     for b in built {
@@ -364,8 +614,23 @@ pub fn new_ship_with_progress(
             Some(v)
         })
         .unwrap_or_else(|| t.class.clone());
-    let mut part_conns = Vec::new();
-    for (p, meshes) in authored.parts.iter().zip(&part_meshes) {
+    // Lights, by the part they hang from (none: the component's own).
+    let mut part_lights: Vec<Vec<String>> = vec![Vec::new(); authored.parts.len()];
+    let mut own_lights = Vec::new();
+    for l in &authored.lights {
+        let on = l.parent.as_deref().and_then(|p| {
+            authored
+                .parts
+                .iter()
+                .position(|x| x.name.eq_ignore_ascii_case(p))
+        });
+        match on {
+            Some(k) => part_lights[k].push(xml::light(l, "\t\t\t\t\t\t\t")?),
+            None => own_lights.push(xml::light(l, "\t\t\t\t\t")?),
+        }
+    }
+    let mut entries = Vec::new();
+    for ((p, meshes), lights) in authored.parts.iter().zip(&part_meshes).zip(part_lights) {
         let mut n = format!("{}_connection", p.name.replace(' ', "_"));
         let mut k = 2;
         while taken.contains(&n.to_lowercase()) {
@@ -373,34 +638,88 @@ pub fn new_ship_with_progress(
             k += 1;
         }
         taken.push(n.to_lowercase());
-        part_conns.push((n, p, meshes));
+        let played = moving
+            .as_ref()
+            .map(|m| m.played_by(&p.name))
+            .unwrap_or_default();
+        entries.push(xml::PartEntry {
+            connection: n,
+            part: p,
+            meshes,
+            lights,
+            played,
+        });
     }
     let placed: Vec<&str> = authored
         .connections
         .iter()
         .map(|c| c.name.as_str())
-        .chain(part_conns.iter().map(|(n, _, _)| n.as_str()))
+        .chain(entries.iter().map(|e| e.connection.as_str()))
         .collect();
+    // What the template's macro fills (cockpit, storage, docks) must be in the component: where the
+    // scene places it, else where the template's component has it.
+    let wanted = xml::macro_connections(&t.macro_text)?;
+    let part_names: Vec<&str> = authored.parts.iter().map(|p| p.name.as_str()).collect();
     let kept = match &t.component_text {
-        Some(c) => xml::unplaced_connections(c, &placed)?,
+        Some(c) => xml::template_connections(c, &placed, &wanted, &part_names)?,
         None => {
             ext.warnings.push(Warning::new(
                 None,
                 "template",
-                "the template's component was not found: only the scene's connections are written",
+                format!("the template's component was not found: the scene's connections and those every {} has (space, position) are written", t.class),
             ));
-            Vec::new()
+            xml::class_connections(&component_class)
+                .into_iter()
+                .map(|xml| xml::TakenConnection {
+                    name: String::new(),
+                    xml,
+                    at: None,
+                })
+                .collect()
         }
     };
+    for w in &wanted {
+        let is = |n: &str| n.eq_ignore_ascii_case(w);
+        if placed.iter().any(|n| is(n)) {
+            continue;
+        }
+        match kept.iter().find(|k| is(&k.name)) {
+            Some(k) => {
+                let (where_, on) = match &k.at {
+                    Some((o, parent)) => (
+                        format!(" at ({})", o.position().map(|v| format!("{v:.3}")).join(", ")),
+                        parent.as_ref().map(|p| format!(" on part {p:?}")).unwrap_or_default(),
+                    ),
+                    None => (String::new(), String::new()),
+                };
+                ext.warnings.push(Warning::new(
+                    None,
+                    "connections",
+                    format!("{w} taken from the template{where_}{on}: place an empty named {w} to move it"),
+                ));
+            }
+            None => ext.warnings.push(Warning::new(
+                None,
+                "connections",
+                format!("the template's macro fills {w}, which neither the scene nor the template's component has: place an empty named {w} with its tags"),
+            )),
+        }
+    }
+    let kept: Vec<String> = kept.into_iter().map(|k| k.xml).collect();
     let backslashed = |p: &str| format!("extensions\\{folder}\\{}", p.replace('/', "\\"));
     let component = xml::component(
         id,
         &component_class,
         &backslashed(&data),
+        &own_lights,
         &kept,
-        &part_conns,
+        &entries,
         &authored.connections,
     );
+    if let Some(m) = &moving {
+        files.push((format!("{data}.ani"), m.bytes.clone()));
+        ext.warnings.extend(m.warnings.iter().cloned());
+    }
     files.push((format!("{units}/{id}.xml"), component.into_bytes()));
     let macro_text = xml::macro_file(&t.macro_text, &macro_name, id, page, described)?;
     files.push((
@@ -420,17 +739,28 @@ pub fn new_ship_with_progress(
         .into_bytes(),
     ));
     let ware = match &t.ware_text {
-        Some(w) => xml::ware(w, id, &macro_name, page, described)?,
-        None => {
+        Some(w) => Some(xml::ware(w, id, &macro_name, page, described)?),
+        // A ship must be bought to be flown: it gets a ware of its own.
+        None if t.class.starts_with("ship_") => {
             ext.warnings.push(Warning::new(
                 None,
                 "template",
                 format!("no ware of the game or extension in view makes {:?}: a plain ware with a made-up price is written", t.macro_name),
             ));
-            xml::plain_ware(id, &macro_name, page)
+            Some(xml::plain_ware(id, &macro_name, page))
+        }
+        None => {
+            ext.warnings.push(Warning::new(
+                None,
+                "template",
+                format!("no ware of the game or extension in view makes {:?}: none is written (name a template that has one, or --game with the template's game, to sell it)", t.macro_name),
+            ));
+            None
         }
     };
-    files.push(("libraries/wares.xml".into(), xml::wares(&ware).into_bytes()));
+    if let Some(ware) = ware {
+        files.push(("libraries/wares.xml".into(), xml::wares(&ware).into_bytes()));
+    }
     files.push((
         "t/0001-l044.xml".into(),
         xml::texts(page, &name, &description).into_bytes(),
@@ -482,6 +812,43 @@ pub fn new_ship_with_progress(
 /// ```
 pub fn new_ship(scene: &Scene, spec: &NewShip, game: Option<&GameView>) -> Result<NewExtension> {
     new_ship_with_progress(scene, spec, game, &|_, _| {})
+}
+
+/// New content of any class (a turret, weapon, missile launcher, bullet, effect, dock area,
+/// docking bay, station module, engine, ship...) as a whole X4 extension, cloned from a template
+/// macro of that class: [`new_ship`]'s authoring convention, the class's asset folder (where the
+/// template lies), its ware as the template's, plus what moves and shines. Each animation of the
+/// scene (a Blender action named after its state: `gun_firing`, `dockingbay_opening`, `loop`)
+/// becomes that state of the component's `.ani` and `<animations>`; each light (KHR_lights_punctual;
+/// its string properties the game's attributes, `light` = `omni|spotlight|arealight|box` where the
+/// glTF type does not say it) a light of the part it hangs from; a `restrictions` property a
+/// connection's `<restrictions>`. Every connection the template's macro fills (a cockpit, storage,
+/// docks) is written: where the scene places it, else where the template's component has it.
+///
+/// ```
+/// let (scene, _) = hangar::open("../samples/wedge-lod0.xmf")?.to_scene()?;
+/// let dir = std::env::temp_dir().join("hangar-doc-new-component");
+/// let macros = dir.join("assets/props/weaponsystems/energy/macros");
+/// std::fs::create_dir_all(&macros)?;
+/// let template = macros.join("weapon_x_macro.xml");
+/// std::fs::write(
+///     &template,
+///     r#"<macros><macro name="weapon_x_macro" class="weapon"><component ref="weapon_x"/></macro></macros>"#,
+/// )?;
+/// let spec = hangar::NewComponent::new(template.to_string_lossy(), "weapon_my_m_01");
+/// let ext = hangar::new_component(&scene, &spec, None)?;
+/// assert!(ext
+///     .files()
+///     .iter()
+///     .any(|(p, _)| p.ends_with("assets/props/weaponsystems/energy/weapon_my_m_01.xml")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn new_component(
+    scene: &Scene,
+    spec: &NewComponent,
+    game: Option<&GameView>,
+) -> Result<NewExtension> {
+    new_component_with_progress(scene, spec, game, &|_, _| {})
 }
 
 #[cfg(test)]
@@ -575,5 +942,261 @@ mod tests {
         std::fs::write(out.join("x"), "").unwrap();
         assert!(ext.write_to(&out, false).is_err());
         assert_eq!(ext.write_to(&out, true).unwrap().len(), 9);
+    }
+
+    /// A template folder with one macro of `class` at `folder/macros/m_macro.xml`, its component
+    /// `m` beside it (`component` is the text of its `<connections>`), the macro filling `fills`.
+    fn template_at(
+        test: &str,
+        folder: &str,
+        class: &str,
+        component: &str,
+        fills: &[&str],
+    ) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hangar-author-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let macros = dir.join(folder).join("macros");
+        std::fs::create_dir_all(&macros).unwrap();
+        std::fs::write(dir.join("content.xml"), "<content id=\"TemplateMod\"/>").unwrap();
+        let conns: String = fills
+            .iter()
+            .map(|f| format!("<connection ref=\"{f}\"><macro ref=\"x_macro\" connection=\"c\"/></connection>"))
+            .collect();
+        std::fs::write(
+            macros.join("m_macro.xml"),
+            format!("<macros><macro name=\"m_macro\" class=\"{class}\"><component ref=\"m\"/><connections>{conns}</connections></macro></macros>"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join(folder).join("m.xml"),
+            format!("<components><component name=\"m\" class=\"{class}\"><connections>{component}</connections></component></components>"),
+        )
+        .unwrap();
+        macros.join("m_macro.xml")
+    }
+
+    fn text_of(ext: &NewExtension, end: &str) -> String {
+        let (_, b) = ext
+            .files()
+            .iter()
+            .find(|(p, _)| p.to_string_lossy().ends_with(end))
+            .unwrap_or_else(|| panic!("no {end}"));
+        String::from_utf8(b.clone()).unwrap()
+    }
+
+    /// A dock part `door` that turns 90 degrees about Y over 1 s, with a lamp and a spot on it and
+    /// a hardpoint restricted to turn about Y.
+    fn moving_lit() -> Scene {
+        use crate::model::{Animation, Channel, Interpolation, Light, LightKind, Property};
+        let mut s = one_part();
+        s.nodes[0].name = "door".into();
+        s.nodes[0].translation = glam::Vec3::new(1.0, 2.0, 3.0);
+        s.lights = vec![
+            Light {
+                name: "lamp".into(),
+                kind: LightKind::Point,
+                color: [1.0, 128.0 / 255.0, 0.0],
+                intensity: 2.0,
+                range: Some(5.0),
+            },
+            Light {
+                name: "beam".into(),
+                kind: LightKind::Spot {
+                    inner: 0.0,
+                    outer: std::f32::consts::FRAC_PI_4,
+                },
+                color: [1.0, 1.0, 1.0],
+                intensity: 0.5,
+                range: Some(12.5),
+            },
+        ];
+        let mut lamp = Node::new("lamp");
+        lamp.light = Some(0);
+        lamp.parent = Some(0);
+        lamp.translation = glam::Vec3::new(0.5, 0.0, 0.0);
+        lamp.extras.insert("lighteffect".into(), "1".into());
+        lamp.extras.insert("trigger".into(), "1".into());
+        s.nodes.push(lamp);
+        let mut beam = Node::new("beam");
+        beam.light = Some(1);
+        beam.extras.insert("light".into(), "spotlight".into());
+        s.nodes.push(beam);
+        let mut hp = Node::new("con_dock");
+        hp.parent = Some(0);
+        hp.extras.insert("tags".into(), "dock medium".into());
+        hp.extras
+            .insert("restrictions".into(), "rotation_y rotation_x".into());
+        s.nodes.push(hp);
+        let q = glam::Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        s.animations.push(Animation {
+            name: "dockingbay_opening".into(),
+            channels: vec![
+                Channel {
+                    node: 0,
+                    property: Property::Rotation,
+                    interpolation: Interpolation::Linear,
+                    times: vec![0.0, 1.0].into(),
+                    values: vec![0.0, 0.0, 0.0, 1.0, q.x, q.y, q.z, q.w].into(),
+                },
+                // On a light: no part, named in a warning.
+                Channel {
+                    node: 1,
+                    property: Property::Translation,
+                    interpolation: Interpolation::Step,
+                    times: vec![0.0].into(),
+                    values: vec![0.0, 0.0, 0.0].into(),
+                },
+            ],
+            ..Default::default()
+        });
+        s
+    }
+
+    #[test]
+    fn a_dock_moves_and_shines_as_the_scene_says() {
+        let template = template_at(
+            "dock",
+            "assets/structures/dock",
+            "dockingbay",
+            "<connection name=\"space\" tags=\"dockingbay\"><offset/></connection>",
+            &[],
+        );
+        let spec = NewComponent::new(template.to_string_lossy(), "dock_new");
+        assert!(new_ship(&moving_lit(), &spec, None)
+            .unwrap_err()
+            .message
+            .contains("not a ship macro"));
+        let ext = new_component(&moving_lit(), &spec, None).unwrap();
+        let comp = text_of(&ext, "assets/structures/dock/dock_new.xml");
+        assert!(comp.contains("class=\"dockingbay\""), "{comp}");
+        assert!(
+            comp.contains("<connection name=\"space\" tags=\"dockingbay\"><offset/></connection>"),
+            "{comp}"
+        );
+        assert!(
+            comp.contains("<animation name=\"dockingbay_opening\" start=\"0\" end=\"30\"/>"),
+            "{comp}"
+        );
+        assert!(comp.contains("tags=\"part animation\""), "{comp}");
+        // The lamp on the door, its colour in 0-255; the beam the component's own, a spot of 90 degrees.
+        assert!(comp.contains("<omni name=\"lamp\" r=\"255\" g=\"128\" b=\"0\" range=\"5\" intensity=\"2\" lighteffect=\"1\" trigger=\"1\">"), "{comp}");
+        assert!(
+            comp.contains("<position x=\"-0.5\" y=\"0\" z=\"0\"/>"),
+            "{comp}"
+        );
+        assert!(comp.contains("<spot name=\"beam\" r=\"255\" g=\"255\" b=\"255\" range=\"12.5\" intensity=\"0.5\" angle=\"90\">"), "{comp}");
+        let door_part = comp.find("<part name=\"door\">").unwrap();
+        assert!(comp.find("<omni").unwrap() > door_part && comp.find("<spot").unwrap() < door_part);
+        assert!(comp.contains("<restrictions>\n\t\t\t\t\t<restriction type=\"rotation_y\"/>\n\t\t\t\t\t<restriction type=\"rotation_x\"/>\n\t\t\t\t</restrictions>"), "{comp}");
+        assert!(!comp.contains("restrictions=\""), "{comp}");
+        assert!(ext
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("moves \"lamp\", which is no part")));
+        // The dependency is the template's content id; no ware for a dock without one.
+        assert!(text_of(&ext, "content.xml").contains("<dependency id=\"TemplateMod\"/>"));
+        assert!(!ext
+            .files()
+            .iter()
+            .any(|(p, _)| p.ends_with("libraries/wares.xml")));
+        // The state read back: the door at half its turn at 0.5 s, about Y.
+        let ani = text_of_bytes(&ext, "assets/structures/dock/dock_new_data.ani");
+        let (a, _) = crate::formats::ani::read(&ani).unwrap();
+        assert_eq!(
+            crate::formats::ani::states(&a),
+            vec![("dockingbay_opening".to_string(), vec!["door".to_string()])]
+        );
+        let (anims, _) = crate::formats::ani::animations(&a, &mut |_| Some(0));
+        let c = &anims[0].channels[0];
+        let at = |t: f32| {
+            let k = c.times.iter().position(|&x| x >= t).unwrap();
+            glam::Quat::from_slice(&c.values[k * 4..k * 4 + 4])
+        };
+        let half = glam::Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
+        let whole = glam::Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        assert!(at(1.0).dot(whole).abs() > 0.9999, "{:?}", at(1.0));
+        let mid = at(0.0).slerp(at(1.0), 0.5);
+        assert!(mid.dot(half).abs() > 0.9999);
+    }
+
+    fn text_of_bytes(ext: &NewExtension, end: &str) -> Vec<u8> {
+        ext.files()
+            .iter()
+            .find(|(p, _)| p.to_string_lossy().ends_with(end))
+            .map(|(_, b)| b.clone())
+            .unwrap_or_else(|| panic!("no {end}"))
+    }
+
+    #[test]
+    fn what_the_game_cannot_read_is_refused() {
+        let template = template_at("refuse", "assets/structures/dock", "dockingbay", "", &[]);
+        let spec = NewComponent::new(template.to_string_lossy(), "dock_new");
+        let mut s = moving_lit();
+        s.animations[0].name = "door opening".into();
+        let e = new_component(&s, &spec, None).unwrap_err();
+        assert!(
+            e.message.contains("\"door opening\" is not a state name"),
+            "{e}"
+        );
+        let mut s = moving_lit();
+        s.lights[1].kind = crate::model::LightKind::Directional;
+        s.nodes[2].extras.clear();
+        let e = new_component(&s, &spec, None).unwrap_err();
+        assert!(e.message.contains("a sun"), "{e}");
+        s.nodes[2].extras.insert("light".into(), "torch".into());
+        let e = new_component(&s, &spec, None).unwrap_err();
+        assert!(e.message.contains("\"torch\" names no kind"), "{e}");
+    }
+
+    #[test]
+    fn connections_the_macro_fills_come_from_the_template() {
+        // con_cockpit hangs from the template's part `body` (at 0 0 10), which the scene lacks.
+        let component = "<connection name=\"space\" tags=\"ship ship_m\"><offset/></connection>\
+            <connection name=\"body_c\" tags=\"part\"><offset><position x=\"0\" y=\"0\" z=\"10\"/></offset><parts><part name=\"body\"/></parts></connection>\
+            <connection name=\"con_cockpit\" tags=\"cockpit\" parent=\"body\"><offset><position x=\"1\" y=\"2\" z=\"3\"/></offset></connection>\
+            <connection name=\"con_storage01\" tags=\"storage\"><offset><position x=\"0\" y=\"1\" z=\"0\"/></offset></connection>";
+        let template = template_at(
+            "fills",
+            "assets/units/size_m",
+            "ship_m",
+            component,
+            &["con_cockpit", "con_storage01", "con_dock_xs"],
+        );
+        let mut s = one_part();
+        let mut storage = Node::new("con_storage01");
+        storage.extras.insert("tags".into(), "storage".into());
+        storage.translation = glam::Vec3::new(0.0, 5.0, 0.0);
+        s.nodes.push(storage);
+        let ext = new_ship(
+            &s,
+            &NewComponent::new(template.to_string_lossy(), "ship_new"),
+            None,
+        )
+        .unwrap();
+        let comp = text_of(&ext, "assets/units/size_m/ship_new.xml");
+        assert!(
+            comp.contains("<connection name=\"space\" tags=\"ship ship_m\"><offset/></connection>"),
+            "{comp}"
+        );
+        // Taken from the template, carried through `body` to the component's frame.
+        assert!(comp.contains("<connection name=\"con_cockpit\" tags=\"cockpit\">\n\t\t\t\t<offset>\n\t\t\t\t\t<position x=\"1\" y=\"2\" z=\"13\"/>"), "{comp}");
+        // Placed by the scene: once, where the scene has it.
+        assert_eq!(comp.matches("name=\"con_storage01\"").count(), 1, "{comp}");
+        assert!(
+            comp.contains("<position x=\"-0\" y=\"5\" z=\"0\"/>"),
+            "{comp}"
+        );
+        let said: Vec<&str> = ext.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert!(said.contains(&"con_cockpit taken from the template at (1.000, 2.000, 13.000): place an empty named con_cockpit to move it"), "{said:?}");
+        assert!(
+            said.iter().any(|w| w.contains(
+                "fills con_dock_xs, which neither the scene nor the template's component has"
+            )),
+            "{said:?}"
+        );
+        assert!(
+            !said.iter().any(|w| w.contains("con_storage01")),
+            "{said:?}"
+        );
     }
 }

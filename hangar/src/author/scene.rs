@@ -20,6 +20,8 @@ use serde_json::Value;
 /// A part of the new component.
 #[derive(Debug, Clone)]
 pub(crate) struct Part {
+    /// The scene's node the part is made from (its animation channels name it).
+    pub node: usize,
     pub name: String,
     pub parent: Option<String>,
     pub offset: Offset,
@@ -31,6 +33,24 @@ pub(crate) struct Part {
     pub lods: Vec<(u32, Mesh)>,
     /// The collision mesh the scene gives (`<part>-collision`).
     pub collision: Option<Mesh>,
+    /// `restrictions` (a string property, types separated by spaces: `rotation_y`).
+    pub restrictions: Vec<String>,
+    /// From the frame the node's animation values are in (its scene parent's) into the part's
+    /// parent's frame, when they differ (a group between, a parent part's scale); and the part's own
+    /// scale, which its meshes hold.
+    pub frame: Option<Mat4>,
+    pub scale: Vec3,
+}
+
+/// A light, hanging from a part (or the component).
+#[derive(Debug, Clone)]
+pub(crate) struct Light {
+    pub name: String,
+    pub parent: Option<String>,
+    pub offset: Offset,
+    pub light: crate::model::Light,
+    /// The node's string properties (`light` = the element, then the game's attributes).
+    pub attributes: Vec<(String, String)>,
 }
 
 /// A connection without parts (a hardpoint, a waypoint...).
@@ -40,6 +60,7 @@ pub(crate) struct Connection {
     pub parent: Option<String>,
     pub offset: Offset,
     pub attributes: Vec<(String, String)>,
+    pub restrictions: Vec<String>,
 }
 
 /// The scene as the convention reads it.
@@ -47,6 +68,7 @@ pub(crate) struct Connection {
 pub(crate) struct Authored {
     pub parts: Vec<Part>,
     pub connections: Vec<Connection>,
+    pub lights: Vec<Light>,
     pub warnings: Vec<Warning>,
 }
 
@@ -88,6 +110,7 @@ fn default_tags(name: &str, size: &str) -> Option<String> {
 /// What a node is under the convention.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
+    Light,
     Part,
     Piece(usize, Piece),
     Connection,
@@ -111,14 +134,23 @@ fn has_word(tags: &str, word: &str) -> bool {
         .any(|w| w.eq_ignore_ascii_case(word))
 }
 
-/// A key that can be an XML attribute of a connection.
+/// A key that can be an XML attribute of a connection (`restrictions` is an element of its own).
 fn attribute_key(k: &str) -> bool {
     let mut chars = k.chars();
     chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        && !matches!(k, "name" | "parent")
+        && !matches!(k, "name" | "parent" | "restrictions")
+}
+
+/// The `restrictions` property's types (`rotation_y rotation_x`).
+fn restrictions(extras: &serde_json::Map<String, Value>) -> Vec<String> {
+    extras
+        .get("restrictions")
+        .and_then(Value::as_str)
+        .map(|r| r.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// The string extras of a node as attributes, `tags` first (with `tags` replaced when given).
@@ -144,7 +176,9 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
     let mut kinds = vec![Kind::Group; n];
     for (i, node) in scene.nodes.iter().enumerate() {
         let tags = tags_of(&node.extras);
-        kinds[i] = if node.mesh.is_some() || tags.is_some_and(|t| has_word(t, "part")) {
+        kinds[i] = if node.light.is_some() && node.mesh.is_none() {
+            Kind::Light
+        } else if node.mesh.is_some() || tags.is_some_and(|t| has_word(t, "part")) {
             Kind::Part
         } else if tags.is_some() || default_tags(&node.name, size).is_some() {
             Kind::Connection
@@ -196,6 +230,25 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
         let at = format!("nodes[{i}]");
         match kinds[i] {
             Kind::Group | Kind::Piece(..) => {}
+            Kind::Light => {
+                let Some(light) = node.light.and_then(|l| scene.lights.get(l)) else {
+                    continue;
+                };
+                let (parent, (_, rotation, translation)) = placed(scene, &kinds, i);
+                let attributes = node
+                    .extras
+                    .iter()
+                    .filter(|(k, _)| attribute_key(k) || k.as_str() == "light")
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect();
+                out.lights.push(Light {
+                    name: node.name.clone(),
+                    parent,
+                    offset: Offset::from_gltf(translation, rotation),
+                    light: light.clone(),
+                    attributes,
+                });
+            }
             Kind::Part => {
                 let name = node.name.clone();
                 if !valid_part_name(&name) || name.contains('#') {
@@ -261,6 +314,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                 lods.sort_by_key(|l| l.0);
                 lods.dedup_by_key(|l| l.0);
                 out.parts.push(Part {
+                    node: i,
                     name,
                     parent,
                     offset: Offset::from_gltf(translation, rotation),
@@ -268,6 +322,9 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                     lod0,
                     lods,
                     collision,
+                    restrictions: restrictions(&node.extras),
+                    frame: animation_frame(scene, &kinds, i),
+                    scale: node.scale,
                 });
             }
             Kind::Connection => {
@@ -299,6 +356,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                     parent,
                     offset: Offset::from_gltf(translation, rotation),
                     attributes,
+                    restrictions: restrictions(&node.extras),
                 });
             }
         }
@@ -306,7 +364,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
     if !out.parts.iter().any(|p| p.lod0.is_some()) {
         return Err(Error::refused(
             "nodes",
-            "the scene has no mesh: a ship needs at least one part (a mesh object)",
+            "the scene has no mesh: a component needs at least one part (a mesh object)",
         ));
     }
     Ok(out)
@@ -398,6 +456,25 @@ fn placed(scene: &Scene, kinds: &[Kind], i: usize) -> (Option<String>, (Vec3, Qu
         return (None, own);
     }
     (None, m.to_scale_rotation_translation())
+}
+
+/// The matrix from the frame node `i`'s own values are in (its scene parent's) into its part
+/// parent's frame (the groups between, the parent part's scale), or None when they are the same.
+fn animation_frame(scene: &Scene, kinds: &[Kind], i: usize) -> Option<Mat4> {
+    let mut m = Mat4::IDENTITY;
+    let mut p = scene.nodes.get(i)?.parent;
+    for _ in 0..scene.nodes.len() {
+        let Some(up) = p.and_then(|pi| scene.nodes.get(pi)) else {
+            break;
+        };
+        if p.and_then(|pi| kinds.get(pi)) == Some(&Kind::Part) {
+            m = Mat4::from_scale(up.scale) * m;
+            break;
+        }
+        m = up.local_matrix() * m;
+        p = up.parent;
+    }
+    (!m.abs_diff_eq(Mat4::IDENTITY, 1e-6)).then_some(m)
 }
 
 /// `mesh` with its positions, normals and tangents moved by `m` (itself when `m` is the identity).

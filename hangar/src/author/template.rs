@@ -1,4 +1,4 @@
-//! The template a new ship is cloned from: a ship macro named by file or by name in a game view
+//! The template new content is cloned from: a macro of any class named by file or by name in a game view
 //! (a game with its extensions, or one extension), its component, its ware (plain or in a
 //! `<diff>`), the extension it came from, and the names and text pages already used there.
 
@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 /// Where a template was found.
 pub(crate) struct Template {
     pub macro_name: String,
+    /// The macro file's game path in its view (`assets/units/size_m/macros/x_macro.xml`).
+    pub macro_path: String,
     /// The macro file's text.
     pub macro_text: String,
     /// `ship_s`, `ship_m`, `ship_l`, `ship_xl`...
@@ -37,6 +39,16 @@ pub(crate) struct Template {
 struct Owner {
     prefix: String,
     names: Vec<String>,
+}
+
+/// The id an extension goes by where others name it (`<dependency id>`): its content.xml's `id`,
+/// else its folder (lower case, as `names` holds it).
+fn content_id(owners: &[Owner], ids: &[Option<String>], name: &str) -> Option<String> {
+    owners
+        .iter()
+        .zip(ids)
+        .find(|(o, _)| o.names.iter().any(|n| n == name))
+        .map(|(o, id)| id.clone().unwrap_or_else(|| o.names[0].clone()))
 }
 
 /// A folder of the view's root as an extension (content.xml): its names (folder, content id) and
@@ -124,10 +136,20 @@ fn value_path(value: &str, owner: &Owner, own: &[String]) -> (Vec<String>, Optio
 /// The index files of the view: the game's (or the extension's own), then each extension's in
 /// `extensions/` (loose or in catalogs).
 fn owners(view: &GameView, own: &[String]) -> Vec<Owner> {
+    owners_with_ids(view, own, None).0
+}
+
+/// [`owners`] and each one's content id as written (`own_id` for the view's own).
+fn owners_with_ids(
+    view: &GameView,
+    own: &[String],
+    own_id: Option<&str>,
+) -> (Vec<Owner>, Vec<Option<String>>) {
     let mut out = vec![Owner {
         prefix: String::new(),
         names: own.to_vec(),
     }];
+    let mut ids = vec![own_id.map(str::to_string)];
     let mut folders: Vec<String> = view
         .files("extensions")
         .unwrap_or_default()
@@ -143,18 +165,20 @@ fn owners(view: &GameView, own: &[String]) -> Vec<Owner> {
     for folder in folders {
         let prefix = format!("extensions/{folder}/");
         let mut names = vec![folder.clone()];
-        if let Some(id) = read_text(view, &format!("{prefix}content.xml")).and_then(|t| {
-            xml::parse(&t)
-                .ok()?
-                .root_element()
-                .attribute("id")
-                .map(str::to_lowercase)
-        }) {
-            names.push(id);
-        }
+        let id = read_text(view, &format!("{prefix}content.xml"))
+            .and_then(|t| {
+                xml::parse(&t)
+                    .ok()?
+                    .root_element()
+                    .attribute("id")
+                    .map(str::to_string)
+            })
+            .filter(|i| !i.trim().is_empty());
+        names.extend(id.iter().map(|i| i.to_lowercase()));
         out.push(Owner { prefix, names });
+        ids.push(id);
     }
-    out
+    (out, ids)
 }
 
 /// The game's material library patched by each extension's, in `owners` order; `None` when the
@@ -179,7 +203,13 @@ fn material_library(view: &GameView, owners: &[Owner]) -> Option<Library> {
 /// Looks the template up. `template` is a macro file, or a macro's name found through `game` (a
 /// game folder, an extension folder, a game with its extensions).
 pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> {
-    let as_file = Path::new(template);
+    // A file named relative to the current folder is found from its full path (its folder, the
+    // extension above it).
+    let full = Path::new(template)
+        .is_file()
+        .then(|| crate::io::canonical(Path::new(template)).ok())
+        .flatten();
+    let as_file = full.as_deref().unwrap_or(Path::new(template));
     let (view, root, macro_path) = if as_file.is_file() {
         let root = extension_root(as_file);
         let (view, inside) = match &root {
@@ -238,7 +268,8 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
         .as_ref()
         .map(|(n, _)| n.clone())
         .unwrap_or_default();
-    let owners = owners(&view, &own);
+    let own_id = root_ext.as_ref().and_then(|(_, id)| id.as_deref());
+    let (owners, ids) = owners_with_ids(&view, &own, own_id);
 
     // Every index entry and ware id in view; the macro's file and extension.
     let mut used = HashSet::new();
@@ -308,15 +339,6 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
         .find(|e| e.has_tag_name("macro"))
         .ok_or_else(|| Error::refused("template", format!("{macro_path} holds no <macro>")))?;
     let class = m.attribute("class").unwrap_or("").to_string();
-    if !class.starts_with("ship_") {
-        return Err(Error::refused(
-            "template",
-            format!(
-                "{macro_path}: macro {:?} is of class {class:?}, not a ship macro (ship_s, ship_m, ship_l, ship_xl)",
-                m.attribute("name").unwrap_or("")
-            ),
-        ));
-    }
     let macro_name = m.attribute("name").unwrap_or(&wanted).to_string();
     let comp_ref = m
         .children()
@@ -395,19 +417,28 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
             );
         }
     }
-    // The extension the template came from: its content id, else the folder its own index names.
-    let extension = match (&root_ext, macro_ext) {
-        (Some((names, id)), Some(e)) if names.contains(&e) => {
-            Some(id.clone().or(prefixed_ext).unwrap_or(e))
-        }
-        (Some((_, id)), None) => id.clone().or(prefixed_ext).or(own.first().cloned()),
-        (_, e) => e,
+    // The extension the template came from, by the id the game matches dependencies with: the
+    // content id of the extension the template lies in (without one, the folder it is installed
+    // in, as the game names it), or of the extension in view whose folder the macro's path names.
+    let installed = root
+        .as_deref()
+        .or_else(|| {
+            Path::new(&view.label)
+                .file_name()
+                .map(|_| Path::new(&view.label))
+        })
+        .and_then(|r| r.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let extension = match &root_ext {
+        Some((names, id)) => id.clone().or(installed).or_else(|| names.first().cloned()),
+        None => macro_ext.map(|e| content_id(&owners, &ids, &e).unwrap_or(e)),
     };
     let library = game
         .and_then(|g| material_library(g, &self::owners(g, &[])))
         .or_else(|| material_library(&view, &owners));
     Ok(Template {
         library,
+        macro_path,
         macro_name,
         macro_text,
         class,

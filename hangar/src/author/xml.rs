@@ -1,8 +1,9 @@
 //! The XML files of a new ship extension: content.xml, the index and ware `<diff>` patches, the
 //! text page, the macro cloned from the template's, and the component.
 
-use super::scene::{Connection, Part};
+use super::scene::{Connection, Light, Part};
 use crate::assemble::part::PartMeshes;
+use crate::assemble::read::Offset;
 use crate::check::xml;
 use crate::error::{Error, Result};
 use crate::formats::x4xml::escaped;
@@ -19,7 +20,7 @@ pub(crate) fn content(
     dependency: Option<&str>,
 ) -> String {
     let mut s = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<content id=\"{}\" name=\"{}\" description=\"{}\" author=\"hangar new ship\" version=\"100\" save=\"0\">\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<content id=\"{}\" name=\"{}\" description=\"{}\" author=\"hangar new component\" version=\"100\" save=\"0\">\n",
         escaped(folder),
         escaped(name),
         escaped(description)
@@ -169,25 +170,186 @@ pub(crate) fn wares(ware: &str) -> String {
     format!("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<diff>\n\t<add sel=\"/wares\">\n\t\t{ware}\n\t</add>\n</diff>\n")
 }
 
-/// The template component's connections the scene does not place: those without parts and
-/// without an offset (`space`, `position`, `container`...), as written.
-pub(crate) fn unplaced_connections(component: &str, placed: &[&str]) -> Result<Vec<String>> {
-    let doc = parsed(component, "component")?;
+/// The connections the template's macro fills (`<connections><connection ref>`), as written.
+pub(crate) fn macro_connections(macro_text: &str) -> Result<Vec<String>> {
+    let doc = parsed(macro_text, "macro")?;
     Ok(doc
         .descendants()
         .filter(|c| {
             c.has_tag_name("connection")
                 && c.parent().is_some_and(|p| p.has_tag_name("connections"))
-                && !c
-                    .children()
-                    .any(|x| x.has_tag_name("parts") || x.has_tag_name("offset"))
-                && !placed.iter().any(|n| {
-                    c.attribute("name")
-                        .is_some_and(|a| a.eq_ignore_ascii_case(n))
-                })
+                && c.ancestors().any(|a| a.has_tag_name("macro"))
         })
-        .filter_map(|c| component.get(c.range()).map(str::to_string))
+        .filter_map(|c| c.attribute("ref").map(str::to_string))
         .collect())
+}
+
+/// A connection of the template's component as the new component takes it.
+pub(crate) struct TakenConnection {
+    pub name: String,
+    /// The element's text.
+    pub xml: String,
+    /// Where it stands (when it has an offset) and the part it hangs from.
+    pub at: Option<(Offset, Option<String>)>,
+}
+
+/// The template component's connection element `c` for a component whose parts are `parts`: as
+/// written when it hangs from one of them (or from none); else hanging from the nearest part
+/// above it that the new component has, its offset carried through the template's parts between.
+fn taken(
+    text: &str,
+    doc: &roxmltree::Document<'_>,
+    c: roxmltree::Node<'_, '_>,
+    parts: &[&str],
+) -> TakenConnection {
+    let name = c.attribute("name").unwrap_or_default().to_string();
+    let has = |p: &str| parts.iter().any(|x| x.eq_ignore_ascii_case(p));
+    let mut quiet = Vec::new();
+    let own = c.children().any(|x| x.has_tag_name("offset"));
+    let offset = Offset::of(c, &mut quiet, "connection.offset");
+    let parent = c.attribute("parent").filter(|p| !p.is_empty());
+    let as_written = text.get(c.range()).unwrap_or_default().to_string();
+    if parent.is_none_or(has) {
+        return TakenConnection {
+            name,
+            xml: as_written,
+            at: own.then(|| (offset, parent.map(str::to_string))),
+        };
+    }
+    // The template's part connections: part name -> (offset, parent).
+    let part_conn = |part: &str| {
+        doc.descendants().find(|x| {
+            x.has_tag_name("connection")
+                && x.children()
+                    .filter(|p| p.has_tag_name("parts"))
+                    .flat_map(|p| p.children())
+                    .any(|p| {
+                        p.has_tag_name("part")
+                            && p.attribute("name")
+                                .is_some_and(|n| n.eq_ignore_ascii_case(part))
+                    })
+        })
+    };
+    let (t, q) = offset.to_gltf();
+    let mut m = glam::Mat4::from_rotation_translation(q, t);
+    let mut up = parent.map(str::to_string);
+    for _ in 0..64 {
+        let Some(p) = up.clone().filter(|p| !has(p)) else {
+            break;
+        };
+        let Some(pc) = part_conn(&p) else {
+            up = None;
+            break;
+        };
+        let (pt, pq) = Offset::of(pc, &mut quiet, "connection.offset").to_gltf();
+        m = glam::Mat4::from_rotation_translation(pq, pt) * m;
+        up = pc
+            .attribute("parent")
+            .filter(|x| !x.is_empty())
+            .map(str::to_string);
+    }
+    let (_, q, t) = m.to_scale_rotation_translation();
+    let moved = Offset::from_gltf(t, q);
+    let mut s = format!("<connection name=\"{}\"", escaped(&name));
+    for a in c
+        .attributes()
+        .filter(|a| !matches!(a.name(), "name" | "parent"))
+    {
+        s.push_str(&format!(" {}=\"{}\"", a.name(), escaped(a.value())));
+    }
+    if let Some(p) = &up {
+        s.push_str(&format!(" parent=\"{}\"", escaped(p)));
+    }
+    s.push_str(">\n\t\t\t\t");
+    s.push_str(&moved.xml("\t\t\t\t"));
+    s.push('\n');
+    for x in c
+        .children()
+        .filter(|x| x.is_element() && !x.has_tag_name("offset"))
+    {
+        s.push_str(&format!(
+            "\t\t\t\t{}\n",
+            text.get(x.range()).unwrap_or_default()
+        ));
+    }
+    s.push_str("\t\t\t</connection>");
+    TakenConnection {
+        name,
+        xml: s,
+        at: Some((moved, up)),
+    }
+}
+
+/// Whether a connection's `<offset>` places it (a position or a quaternion; `space`'s `<offset/>`
+/// places nothing).
+fn placed_by_offset(c: &roxmltree::Node<'_, '_>) -> bool {
+    c.children()
+        .filter(|x| x.has_tag_name("offset"))
+        .flat_map(|o| o.children())
+        .any(|x| x.has_tag_name("position") || x.has_tag_name("quaternion"))
+}
+
+/// The template component's connections the new component takes: those without parts and without
+/// an offset (`space`, `position`, `container`...) and those `wanted` names (the ones its macro
+/// fills), when the scene places neither (`placed`). `parts` are the new component's parts.
+pub(crate) fn template_connections(
+    component: &str,
+    placed: &[&str],
+    wanted: &[String],
+    parts: &[&str],
+) -> Result<Vec<TakenConnection>> {
+    let doc = parsed(component, "component")?;
+    let is = |c: &roxmltree::Node<'_, '_>, n: &str| {
+        c.attribute("name")
+            .is_some_and(|a| a.eq_ignore_ascii_case(n))
+    };
+    Ok(doc
+        .descendants()
+        .filter(|c| {
+            c.has_tag_name("connection")
+                && c.parent().is_some_and(|p| p.has_tag_name("connections"))
+                && !c.children().any(|x| x.has_tag_name("parts"))
+                && (!placed_by_offset(c) || wanted.iter().any(|w| is(c, w)))
+                && !placed.iter().any(|n| is(c, n))
+        })
+        .map(|c| taken(component, &doc, c, parts))
+        .collect())
+}
+
+/// The connections every component of `class` has without a place (`space` tagged by the class,
+/// `position`, and `container` for what holds things), for a template whose component is not in view.
+pub(crate) fn class_connections(class: &str) -> Vec<String> {
+    let space = match class.strip_prefix("ship_") {
+        Some(_) => format!("ship {class}"),
+        None => class.to_string(),
+    };
+    let holds = class.starts_with("ship_")
+        || matches!(
+            class,
+            "station"
+                | "habitation"
+                | "production"
+                | "storage"
+                | "connectionmodule"
+                | "dockarea"
+                | "pier"
+                | "defencemodule"
+                | "buildmodule"
+                | "welfaremodule"
+                | "processingmodule"
+                | "radar"
+                | "dockingbay"
+        );
+    let mut out = Vec::new();
+    if holds {
+        out.push("<connection name=\"container\" tags=\"contents\" value=\"0\"/>".to_string());
+    }
+    out.push("<connection name=\"position\" tags=\"position\" value=\"1\"/>".to_string());
+    out.push(format!(
+        "<connection name=\"space\" tags=\"{}\">\n\t\t\t\t<offset/>\n\t\t\t</connection>",
+        escaped(&space)
+    ));
+    out
 }
 
 fn attributes_xml(attributes: &[(String, String)], parent: Option<&str>) -> String {
@@ -201,40 +363,214 @@ fn attributes_xml(attributes: &[(String, String)], parent: Option<&str>) -> Stri
     s
 }
 
-/// The component: its data folder named, the template's unplaced connections, then one connection
-/// a part and one a hardpoint.
+/// A number as the game's files write it: the shortest text that reads back the same.
+fn num(v: f32) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    format!("{v}")
+}
+
+/// The element a light is written as: its `light` property (`omni`, `spotlight`, `arealight`,
+/// `box`), else the glTF type's (point: `omni`, spot: `spot`); a sun has none.
+fn light_element(l: &Light) -> Result<&'static str> {
+    let named = l
+        .attributes
+        .iter()
+        .find(|(k, _)| k == "light")
+        .map(|(_, v)| v.trim().to_ascii_lowercase());
+    let at = format!("lights.{}", l.name);
+    match (named.as_deref(), &l.light.kind) {
+        (Some("omni" | "point"), _) | (None, crate::model::LightKind::Point) => Ok("omni"),
+        (Some("spot" | "spotlight"), _) | (None, crate::model::LightKind::Spot { .. }) => Ok("spot"),
+        (Some("arealight" | "area"), _) => Ok("arealight"),
+        (Some("box" | "boxlight"), _) => Ok("box"),
+        (Some(other), _) => Err(Error::refused(
+            at,
+            format!(
+                "light {:?}: its `light` property {other:?} names no kind of light the game has (omni, spotlight, arealight, box)",
+                l.name
+            ),
+        )),
+        (None, crate::model::LightKind::Directional) => Err(Error::refused(
+            at,
+            format!(
+                "light {:?} is a sun (directional), which the game has no kind for: give it a `light` property (omni, spotlight, arealight, box)",
+                l.name
+            ),
+        )),
+    }
+}
+
+/// Keys a light's element writes from the light itself, not from its properties.
+const LIGHT_OWN: &[&str] = &["light", "name", "r", "g", "b", "range", "intensity", "size"];
+
+/// One light element (`<omni name r g b range intensity ...>` with its `<offset>`), at `indent`:
+/// colour as the game writes it (0-255), then the node's string properties as attributes; a
+/// spot's `angle` is its full cone in degrees; a `size` property ("x y z") is a box's `<size>`.
+pub(crate) fn light(l: &Light, indent: &str) -> Result<String> {
+    let tag = light_element(l)?;
+    let prop = |k: &str| {
+        l.attributes
+            .iter()
+            .find(|(a, _)| a == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let [r, g, b] = l
+        .light
+        .color
+        .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
+    let mut s = format!(
+        "{indent}<{tag} name=\"{}\" r=\"{r}\" g=\"{g}\" b=\"{b}\"",
+        escaped(&l.name)
+    );
+    if let Some(range) = l.light.range {
+        s.push_str(&format!(" range=\"{}\"", num(range)));
+    }
+    s.push_str(&format!(" intensity=\"{}\"", num(l.light.intensity)));
+    let cone = match l.light.kind {
+        crate::model::LightKind::Spot { outer, .. } => Some((outer * 2.0).to_degrees()),
+        _ => None,
+    };
+    if let Some(angle) = cone {
+        // The property as written when it is the cone's angle; the cone's otherwise (edited).
+        let written = prop("angle").filter(|a| {
+            a.trim()
+                .parse::<f32>()
+                .is_ok_and(|v| (v - angle).abs() <= 1e-3 * angle.abs().max(1.0))
+        });
+        s.push_str(&format!(
+            " angle=\"{}\"",
+            written.map_or_else(|| num(angle), escaped)
+        ));
+    }
+    for (k, v) in &l.attributes {
+        if LIGHT_OWN.contains(&k.as_str()) || (cone.is_some() && k == "angle") {
+            continue;
+        }
+        s.push_str(&format!(" {k}=\"{}\"", escaped(v)));
+    }
+    s.push_str(">\n");
+    if let Some(size) = prop("size") {
+        let v: Vec<&str> = size.split_whitespace().collect();
+        if let [x, y, z] = v[..] {
+            s.push_str(&format!(
+                "{indent}\t<size x=\"{}\" y=\"{}\" z=\"{}\"/>\n",
+                escaped(x),
+                escaped(y),
+                escaped(z)
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "{indent}\t<lightanimations/>\n{indent}\t{}\n{indent}</{tag}>\n",
+        l.offset.xml(&format!("{indent}\t"))
+    ));
+    Ok(s)
+}
+
+/// `<lights>` holding `lights` (already written), at `indent`; empty when there are none.
+pub(crate) fn lights_block(lights: &[String], indent: &str) -> String {
+    if lights.is_empty() {
+        return String::new();
+    }
+    format!("{indent}<lights>\n{}{indent}</lights>\n", lights.concat())
+}
+
+fn restrictions_xml(types: &[String], indent: &str) -> String {
+    if types.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("{indent}<restrictions>\n");
+    for t in types {
+        s.push_str(&format!(
+            "{indent}\t<restriction type=\"{}\"/>\n",
+            escaped(t)
+        ));
+    }
+    s.push_str(&format!("{indent}</restrictions>\n"));
+    s
+}
+
+/// A state a part plays: its name and first and last frame (30 a second).
+pub(crate) struct Played {
+    pub state: String,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// One part of the component as it is written: its connection's name, the part, its meshes, its
+/// lights (written) and the states that move it.
+pub(crate) struct PartEntry<'a> {
+    pub connection: String,
+    pub part: &'a Part,
+    pub meshes: &'a PartMeshes,
+    pub lights: Vec<String>,
+    pub played: Vec<Played>,
+}
+
+/// The component: its data folder named, its own lights, the template's connections, then one
+/// connection a part and one a hardpoint.
 pub(crate) fn component(
     id: &str,
     class: &str,
     geometry: &str,
+    lights: &[String],
     kept: &[String],
-    parts: &[(String, &Part, &PartMeshes)],
+    parts: &[PartEntry<'_>],
     connections: &[Connection],
 ) -> String {
     let mut s = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<components>\n\t<component name=\"{}\" class=\"{}\">\n\t\t<source geometry=\"{}\"/>\n\t\t<connections>\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<components>\n\t<component name=\"{}\" class=\"{}\">\n\t\t<source geometry=\"{}\"/>\n",
         escaped(id),
         escaped(class),
         escaped(geometry)
     );
+    if !lights.is_empty() {
+        s.push_str(&format!(
+            "\t\t<layers>\n\t\t\t<layer>\n{}\t\t\t</layer>\n\t\t</layers>\n",
+            lights_block(lights, "\t\t\t\t")
+        ));
+    }
+    s.push_str("\t\t<connections>\n");
     for k in kept {
         s.push_str(&format!("\t\t\t{}\n", k.trim()));
     }
-    for (conn, p, meshes) in parts {
+    for e in parts {
+        let mut inner = lights_block(&e.lights, "\t\t\t\t\t\t");
+        if !inner.is_empty() {
+            inner = format!("\n{}", inner.trim_end_matches('\n'));
+        }
+        let mut animations = String::new();
+        if !e.played.is_empty() {
+            animations.push_str("\t\t\t\t<animations>\n");
+            for p in &e.played {
+                animations.push_str(&format!(
+                    "\t\t\t\t\t<animation name=\"{}\" start=\"{}\" end=\"{}\"/>\n",
+                    escaped(&p.state),
+                    p.start,
+                    p.end
+                ));
+            }
+            animations.push_str("\t\t\t\t</animations>\n");
+        }
         s.push_str(&format!(
-            "\t\t\t<connection name=\"{}\"{}>\n\t\t\t\t{}\n\t\t\t\t<parts>\n\t\t\t\t\t{}\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
-            escaped(conn),
-            attributes_xml(&p.attributes, p.parent.as_deref()),
-            p.offset.xml("\t\t\t\t"),
-            meshes.xml("\t\t\t\t\t", &p.name)
+            "\t\t\t<connection name=\"{}\"{}>\n\t\t\t\t{}\n{}{}\t\t\t\t<parts>\n\t\t\t\t\t{}\n\t\t\t\t</parts>\n\t\t\t</connection>\n",
+            escaped(&e.connection),
+            attributes_xml(&e.part.attributes, e.part.parent.as_deref()),
+            e.part.offset.xml("\t\t\t\t"),
+            restrictions_xml(&e.part.restrictions, "\t\t\t\t"),
+            animations,
+            e.meshes.xml_with("\t\t\t\t\t", &e.part.name, &inner)
         ));
     }
     for c in connections {
         s.push_str(&format!(
-            "\t\t\t<connection name=\"{}\"{}>\n\t\t\t\t{}\n\t\t\t</connection>\n",
+            "\t\t\t<connection name=\"{}\"{}>\n\t\t\t\t{}\n{}\t\t\t</connection>\n",
             escaped(&c.name),
             attributes_xml(&c.attributes, c.parent.as_deref()),
             c.offset.xml("\t\t\t\t"),
+            restrictions_xml(&c.restrictions, "\t\t\t\t"),
         ));
     }
     s.push_str("\t\t</connections>\n\t</component>\n</components>\n");

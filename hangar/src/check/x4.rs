@@ -315,14 +315,25 @@ impl Walk<'_> {
             // `<connection ref>` names a connection of this macro's component, `<macro
             // connection>` one of the placed macro's component.
             let places = [
-                (parent, c.parent().and_then(|x| x.attribute("ref"))),
-                (self.shapes.of_macro(r), c.attribute("connection")),
+                (parent, c.parent().and_then(|x| x.attribute("ref")), true),
+                (self.shapes.of_macro(r), c.attribute("connection"), false),
             ];
-            for (shape, conn) in places {
+            for (shape, conn, own) in places {
                 let (Some((comp, conns)), Some(conn)) = (shape, conn) else {
                     continue;
                 };
-                if !conns.contains(&conn.to_lowercase()) {
+                if conns.contains(&conn.to_lowercase()) {
+                    continue;
+                }
+                if own {
+                    // The macro's own component has no place for what it holds: a ship without
+                    // its cockpit's seat, its cargo hold or its docks.
+                    let macro_name = n.attribute("name").unwrap_or_default();
+                    let msg = format!(
+                        "macro {macro_name} fills connection {conn:?} with {r}, but its component {comp} has no connection {conn:?}: add it to the component"
+                    );
+                    out.push(Finding::error("", msg).missing(conn), &p.label, p.line(c));
+                } else {
                     let msg =
                         format!("connection {conn:?} is not one of component {comp}'s connections");
                     // The game places nothing there; whether it says so is not known: a warning.

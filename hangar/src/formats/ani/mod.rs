@@ -159,6 +159,34 @@ pub fn states(a: &Ani) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// Each description's part and state, its first key's time and its duration, in seconds (the
+/// frames a component's `<animation start end>` names, at 30 a second).
+pub fn spans(a: &Ani) -> Vec<(String, String, f32, f32)> {
+    let keys: Vec<&Value> = a.fields["keys"].as_array().into_iter().flatten().collect();
+    let mut at = 0usize;
+    let mut out = Vec::new();
+    for d in descriptions(&a.fields) {
+        let n: usize = counts(d).iter().sum();
+        let end = (at + n).min(keys.len());
+        let first = keys[at..end]
+            .iter()
+            .map(|k| schema::value::f32(&k["time"]))
+            .fold(f32::INFINITY, f32::min);
+        at = end;
+        out.push((
+            text(&d["part"]),
+            text(&d["state"]),
+            if first.is_finite() {
+                first.max(0.0)
+            } else {
+                0.0
+            },
+            schema::value::f32(&d["duration"]),
+        ));
+    }
+    out
+}
+
 struct Key {
     value: [f32; 3],
     interpolation: [i32; 3],
@@ -706,7 +734,14 @@ fn rebuilt(
         };
         let mut previous: Option<[f32; 3]> = None;
         let mut track: Vec<(f32, [f32; 3])> = Vec::with_capacity(c.times.len());
-        for (t, v) in c.times.iter().zip(c.values.chunks_exact(width)) {
+        let dense;
+        let (times, values) = if property == Property::Rotation && ty == 2 {
+            dense = euler_safe(&c.times, &c.values);
+            (&dense.0[..], &dense.1[..])
+        } else {
+            (&c.times[..], &c.values[..])
+        };
+        for (t, v) in times.iter().zip(values.chunks_exact(width)) {
             let value = match property {
                 Property::Translation => [-v[0], v[1], v[2]],
                 Property::Rotation => {
@@ -747,6 +782,52 @@ fn rebuilt(
     // A state of one key lasts a frame, as the game's files have it.
     let duration = duration.unwrap_or(json!(if last > 0.0 { last } else { 1.0 / FPS }));
     Ok((description(part, state, &n, duration)?, keys))
+}
+
+/// A linear rotation track (quaternions, glTF's slerp between keys) with keys added where the
+/// game's linear angles would leave the slerp by more than a tenth of a degree (a turn about more
+/// than one axis): every 30th of a second of such a segment, 256 at most.
+fn euler_safe(times: &[f32], values: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let quat = |k: usize| {
+        values
+            .get(k * 4..k * 4 + 4)
+            .map(|v| Quat::from_xyzw(v[0], v[1], v[2], v[3]).normalize())
+    };
+    let euler = |q: Quat| {
+        let (x, y, z) = q.to_euler(EulerRot::XYZ);
+        [x, y, z]
+    };
+    let mut out_t = Vec::with_capacity(times.len());
+    let mut out_v = Vec::with_capacity(values.len());
+    for k in 0..times.len() {
+        let Some(a) = quat(k) else { break };
+        out_t.push(times[k]);
+        out_v.extend(a.to_array());
+        let (Some(b), Some(&t1)) = (quat(k + 1), times.get(k + 1)) else {
+            continue;
+        };
+        let t0 = times[k];
+        let b = if a.dot(b) < 0.0 { -b } else { b };
+        let (ea, mut eb) = (euler(a), euler(b));
+        for (x, y) in eb.iter_mut().zip(ea) {
+            *x += ((y - *x) / std::f32::consts::TAU).round() * std::f32::consts::TAU;
+        }
+        let at = |u: f32| {
+            let e = [0, 1, 2].map(|i| ea[i] + (eb[i] - ea[i]) * u);
+            Quat::from_euler(EulerRot::XYZ, e[0], e[1], e[2])
+        };
+        let off = |u: f32| at(u).angle_between(a.slerp(b, u));
+        if off(0.5).max(off(0.25)).max(off(0.75)) <= 0.1f32.to_radians() {
+            continue;
+        }
+        let steps = (((t1 - t0) * FPS).ceil() as usize).clamp(2, 256);
+        for s in 1..steps {
+            let u = s as f32 / steps as f32;
+            out_t.push(t0 + (t1 - t0) * u);
+            out_v.extend(a.slerp(b, u).to_array());
+        }
+    }
+    (out_t, out_v)
 }
 
 /// The keys of `track` (time, value) without those the others already make: a step key holding
