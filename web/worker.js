@@ -159,11 +159,11 @@ const ops = {
   },
   // The new ship's extension as a zip (`hangar new ship`), with what was made in `meta`.
   newShip({ scene, template, shipId, name, description, lods }) {
-    progress('building the ship', -1);
+    progress('building the extension', -1);
     const form = new ShipForm(scene, template, shipId, name || '', description || '', lods);
     const none = game ? null : new Workspace('none');
     try {
-      return shown(() => ws.new_ship(form, game || none));
+      return shown(() => ws.new_component(form, game || none));
     } finally {
       form.free();
       if (none) none.free();

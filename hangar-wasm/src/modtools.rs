@@ -1,5 +1,6 @@
-//! The page's mod tools: a new ship built from a dropped scene and template
-//! ([`hangar::new_ship_with_progress`], what `hangar new ship` does), and the conflicts among
+//! The page's mod tools: new content of any kind (a ship, turret, dock, module...) built from a
+//! dropped scene and template ([`hangar::new_component_with_progress`], what `hangar new component`
+//! does), and the conflicts among
 //! several dropped extension folders ([`hangar::conflicts_in_files`], what `hangar conflicts
 //! DIR... --json` lists). The library does the work; this file hands it over.
 
@@ -62,13 +63,14 @@ impl ShipForm {
 
 #[wasm_bindgen]
 impl Workspace {
-    /// The new ship as an X4 extension, as `hangar new ship SCENE --template T --id ID --name N
+    /// The new component (any class of template) as an X4 extension, as `hangar new component
+    /// SCENE --template T --id ID --name N
     /// --description D --lods L [--game G]` writes it into the folder `ID`: `meta` (JSON: the zip's
     /// name `ID.zip`, its files, parts, connections, LODs and collision meshes made, warnings)
     /// and the zip, every file under `ID/`. The template is found among `game`'s files (a game or
     /// an extension folder) when it has any, else among this workspace's (a macro file dropped
     /// with the scene).
-    pub fn new_ship(&self, form: &ShipForm, game: &Workspace) -> Result<Shown, JsError> {
+    pub fn new_component(&self, form: &ShipForm, game: &Workspace) -> Result<Shown, JsError> {
         let (scene, mut warnings) = self
             .opened(&form.scene, &[])
             .and_then(|o| o.to_scene())
@@ -77,11 +79,11 @@ impl Workspace {
         let (view, more) =
             GameView::from_sources(&from.label, from.files.clone()).map_err(js_error)?;
         warnings.extend(more);
-        let mut spec = hangar::NewShip::new(form.template.clone(), form.id.clone());
+        let mut spec = hangar::NewComponent::new(form.template.clone(), form.id.clone());
         spec.name = form.name.clone();
         spec.description = form.description.clone();
         spec.lods = form.lods.min(3);
-        let ext = hangar::new_ship_with_progress(&scene, &spec, Some(&view), &report)
+        let ext = hangar::new_component_with_progress(&scene, &spec, Some(&view), &report)
             .map_err(js_error)?;
         warnings.extend(ext.warnings.iter().cloned());
         let id = &form.id;
@@ -177,7 +179,7 @@ mod tests {
         let want: Vec<(String, Vec<u8>)> = (want.files().iter())
             .map(|(p, b)| (format!("ship_my_s_01/{}", p.display()), b.clone()))
             .collect();
-        let Ok(mut shown) = ws.new_ship(&form("ship_my_s_01"), &none) else {
+        let Ok(mut shown) = ws.new_component(&form("ship_my_s_01"), &none) else {
             panic!("no ship")
         };
         let meta: Value = serde_json::from_str(&shown.meta()).unwrap();

@@ -418,19 +418,20 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
         }
     }
     // The extension the template came from, by the id the game matches dependencies with: the
-    // content id of the extension the template lies in (without one, the folder it is installed
-    // in, as the game names it), or of the extension in view whose folder the macro's path names.
-    let installed = root
-        .as_deref()
-        .or_else(|| {
-            Path::new(&view.label)
-                .file_name()
-                .map(|_| Path::new(&view.label))
-        })
-        .and_then(|r| r.file_name())
-        .map(|n| n.to_string_lossy().into_owned());
+    // content id of the extension the template lies in (without one the game names it by the
+    // folder it is installed in: the one its own index paths name, `extensions\<folder>\`,
+    // where it works at all; else the folder it lies in), or of the extension in view whose folder
+    // the macro's path names.
     let extension = match &root_ext {
-        Some((names, id)) => id.clone().or(installed).or_else(|| names.first().cloned()),
+        Some((names, id)) => id
+            .clone()
+            .or(prefixed_ext)
+            .or_else(|| {
+                root.as_deref()
+                    .and_then(Path::file_name)
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .or_else(|| names.first().cloned()),
         None => macro_ext.map(|e| content_id(&owners, &ids, &e).unwrap_or(e)),
     };
     let library = game

@@ -492,18 +492,18 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 }
                 _ => 3,
             };
-            // Cubic-spline keys hold (in-tangent, value, out-tangent): keep the values.
+            // Cubic-spline keys hold (in-tangent, value, out-tangent): the curve they make, sampled.
             let cubic =
                 c.sampler().interpolation() == ::gltf::animation::Interpolation::CubicSpline;
-            let values = if cubic && property != model::Property::Weights {
-                values
-                    .chunks(width * 3)
-                    .filter_map(|k| k.get(width..2 * width))
-                    .flatten()
-                    .copied()
-                    .collect()
+            let (times, values) = if cubic && property != model::Property::Weights {
+                hermite_samples(
+                    &times,
+                    &values,
+                    width,
+                    property == model::Property::Rotation,
+                )
             } else {
-                values
+                (times, values)
             };
             channels.push(model::Channel {
                 node: c.target().node().index(),
@@ -530,6 +530,63 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         .and_then(|s| s.name().map(str::to_string))
         .unwrap_or_default();
     Ok(Imported { scene, warnings })
+}
+
+/// A CUBICSPLINE track (per key: in-tangent, value, out-tangent, `width` floats each) as linear
+/// keys on its curve: every key, and between keys 30 a second (at most 64 a segment); a rotation's
+/// quaternions normalised, as glTF asks.
+fn hermite_samples(
+    times: &[f32],
+    values: &[f32],
+    width: usize,
+    rotation: bool,
+) -> (Vec<f32>, Vec<f32>) {
+    let key =
+        |k: usize, part: usize| values.get((k * 3 + part) * width..(k * 3 + part + 1) * width);
+    let mut out_t = Vec::with_capacity(times.len());
+    let mut out_v = Vec::with_capacity(times.len() * width);
+    let mut push = |t: f32, v: Vec<f32>| {
+        let v = if rotation {
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if n > 1e-12 {
+                v.iter().map(|x| x / n).collect()
+            } else {
+                v
+            }
+        } else {
+            v
+        };
+        out_t.push(t);
+        out_v.extend(v);
+    };
+    for k in 0..times.len() {
+        let Some(p0) = key(k, 1) else { break };
+        push(times[k], p0.to_vec());
+        let (Some(&t1), Some(m0), Some(m1), Some(p1)) =
+            (times.get(k + 1), key(k, 2), key(k + 1, 0), key(k + 1, 1))
+        else {
+            continue;
+        };
+        let dt = t1 - times[k];
+        if !(dt > 0.0) || !dt.is_finite() {
+            continue;
+        }
+        let steps = ((dt * 30.0).ceil() as usize).clamp(1, 64);
+        for s in 1..steps {
+            let u = s as f32 / steps as f32;
+            let (u2, u3) = (u * u, u * u * u);
+            let v = (0..width)
+                .map(|i| {
+                    (2.0 * u3 - 3.0 * u2 + 1.0) * p0[i]
+                        + (u3 - 2.0 * u2 + u) * dt * m0[i]
+                        + (-2.0 * u3 + 3.0 * u2) * p1[i]
+                        + (u3 - u2) * dt * m1[i]
+                })
+                .collect();
+            push(times[k] + dt * u, v);
+        }
+    }
+    (out_t, out_v)
 }
 
 /// A strip's or a fan's indices as a triangle list (each strip triangle wound as the first);
@@ -1078,4 +1135,36 @@ fn collision_name(name: &str) -> bool {
     lower
         .trim_end_matches(|c: char| c.is_ascii_digit())
         .ends_with("collision")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hermite_samples;
+
+    #[test]
+    fn a_cubic_track_is_read_as_its_curve() {
+        // 0 -> 1 over 1 s, both tangents 0: an ease in and out, 0.5 at the middle, 0.15625 at 0.25.
+        let values = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+        let (t, v) = hermite_samples(&[0.0, 1.0], &values, 1, false);
+        assert_eq!(t.len(), 31);
+        assert_eq!((t[0], v[0], t[30], v[30]), (0.0, 0.0, 1.0, 1.0));
+        let at = |x: f32| v[t.iter().position(|&y| (y - x).abs() < 1e-4).unwrap()];
+        assert!((at(0.5) - 0.5).abs() < 1e-5);
+        assert!((at(1.0 / 6.0) - 0.074_074).abs() < 1e-4);
+        // A rotation stays a unit quaternion between its keys.
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let q = [0.0; 4]
+            .iter()
+            .chain(&[0.0, 0.0, 0.0, 1.0])
+            .chain(&[0.0; 4])
+            .chain(&[0.0; 4])
+            .chain(&[0.0, h, 0.0, h])
+            .chain(&[0.0; 4])
+            .copied()
+            .collect::<Vec<f32>>();
+        let (_, r) = hermite_samples(&[0.0, 0.5], &q, 4, true);
+        assert!(r
+            .chunks(4)
+            .all(|c| (c.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5));
+    }
 }
