@@ -18,7 +18,11 @@ MD34 and MD33: to glTF with skeleton, skin and animations, byte-exact rewrite, J
 game-ready M3 from glTF), \
 XAC actors with XSM motions, XPM, X4 part animations (.ani) and component folders, \
 X Rebirth Anark UI files (.bgf as readable XML and back, .bsg to glTF, .bgp to Graphviz), \
-glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.",
+glTF 2.0 (.glb/.gltf) in and out, OBJ out, and hangar's own JSON dump in and out.\n\n\
+Containers: X4 catalogs (.cat + .dat) and StarCraft II MPQ archives (.SC2Map, .SC2Mod, \
+.SC2Components, .mpq, .s2ma): `hangar cat` lists, verifies, extracts, packs and compares them, \
+`hangar info` describes an archive, and a file inside either is named GAME::path or ARCHIVE::path \
+(`hangar convert Map.SC2Map::Assets/Units/x.m3 x.glb`).",
     after_help = "Examples:\n  \
 hangar info part_main-lod0.xmf\n  \
 hangar info --json part_main-lod0.xmf | jq .triangles\n  \
@@ -39,7 +43,10 @@ hangar convert tex.png tex.dds --format bc1             # BC7 by default, with e
 hangar convert extracted/assets out/ --to glb          # a whole folder, in parallel\n  \
 hangar info \"X4::assets/units/size_s/ship_arg_s_fighter_01_data/part-lod0.xmf\"  # inside the game's catalogs\n  \
 hangar convert \"X4::assets/units\" out/ --to glb       # a batch straight from the game (report.json)\n  \
-hangar cat verify ext_01.cat                            # damaged by git? names the cause"
+hangar cat verify ext_01.cat                            # damaged by git? names the cause\n  \
+hangar info Map.SC2Map                                  # an MPQ archive: files, sizes, models\n  \
+hangar cat extract Map.SC2Map -o map                    # edit map/, then:\n  \
+hangar cat pack map -o New.SC2Map                       # (listfile) made for the files as they are"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -176,7 +183,8 @@ pub enum Command {
     ///   hangar conflicts extensions/mod_a extensions/mod_b --json
     ///   hangar conflicts --game "C:/Games/X4 Foundations"     # every installed extension
     Conflicts(crate::modtools::ConflictsArgs),
-    /// X4 / X Rebirth catalogs (.cat + .dat): list, verify, extract, pack, diff.
+    /// X4 / X Rebirth catalogs (.cat + .dat) and StarCraft II MPQ archives (.SC2Map, .SC2Mod,
+    /// .SC2Components, .mpq, .s2ma): list, verify, extract, pack, diff.
     Cat {
         #[command(subcommand)]
         cmd: crate::cat::CatCommand,

@@ -26,6 +26,7 @@ mod cat;
 mod modtools;
 mod mpq;
 mod new;
+mod shown;
 
 use args::{Cli, Command};
 

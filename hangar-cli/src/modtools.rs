@@ -50,16 +50,15 @@ fn not_over(out: &Path, inputs: &[&Path]) -> Result<()> {
 pub fn diff(a: DiffArgs) -> Result<bool> {
     let base = read(&a.base)?;
     let edited = read(&a.edited)?;
-    let patch = hangar::diff_xml(&base, &edited)
+    let patch = hangar::diff_xml_counted(&base, &edited)
         .with_context(|| format!("{} -> {}", a.base.display(), a.edited.display()))?;
-    let ops = patch.matches("\n  <").count();
     match &a.output {
         Some(out) => {
             not_over(out, &[&a.base, &a.edited])?;
-            hangar::write_xml(out, &patch)?;
-            eprintln!("wrote {} ({ops} operations)", out.display());
+            hangar::write_xml(out, &patch.xml)?;
+            eprintln!("wrote {} ({} operations)", out.display(), patch.ops);
         }
-        None => out!("{}", patch.trim_end()),
+        None => out!("{}", patch.xml.trim_end()),
     }
     Ok(true)
 }

@@ -137,6 +137,12 @@ pub fn run(cmd: NewCommand, verbose: bool) -> Result<bool> {
         json,
     } = args;
     let out = out.unwrap_or_else(|| PathBuf::from(&id));
+    if out.exists() && !out.is_dir() {
+        anyhow::bail!(
+            "{}: --out names a file; it must be a folder (the extension's, made when missing)",
+            out.display()
+        );
+    }
     let folder = out
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -197,3 +197,198 @@ fn hostile_entries_never_leave_the_output_folder() {
     assert_eq!(std::fs::read(out.join("ok.txt")).unwrap(), b"a");
     assert!(!d.join("out/up.txt").exists() && !d.join("twice.txt").exists());
 }
+
+// MPQ archives as a new user meets them (issue 59): a map extracted, changed and packed again;
+// `info` on it; an empty one; two compared; a model inside that is not there.
+
+/// A map packed from a folder: a model, its texture, MapInfo.
+fn map(d: &Path) -> PathBuf {
+    let src = d.join("src");
+    std::fs::create_dir_all(src.join("Assets/Units")).unwrap();
+    let wedge = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples/wedge-lod0.xmf");
+    std::fs::copy(&wedge, src.join("Assets/Units/wedge-lod0.xmf")).unwrap();
+    std::fs::write(src.join("MapInfo"), b"map info").unwrap();
+    std::fs::write(src.join("Assets/Units/a.m3"), b"MD34 not a real model").unwrap();
+    let a = d.join("Map.SC2Map");
+    let (code, _, err) = hangar(&["cat", "pack", s(&src), "-o", s(&a)]);
+    assert_eq!(code, 0, "{err}");
+    a
+}
+
+#[test]
+fn an_extracted_map_packs_with_the_files_added_to_it() {
+    let d = tmp("repack");
+    let a = map(&d);
+    let x = d.join("x");
+    let (code, _, err) = hangar(&["cat", "extract", s(&a), "-o", s(&x)]);
+    assert_eq!(code, 0, "{err}");
+    // The extraction leaves the archive's (listfile), which names three files.
+    assert_eq!(
+        std::fs::read(x.join("(listfile)")).unwrap(),
+        b"Assets\\Units\\a.m3\r\nAssets\\Units\\wedge-lod0.xmf\r\nMapInfo\r\n"
+    );
+    std::fs::write(x.join("NewFile.txt"), b"hello\n").unwrap();
+    std::fs::create_dir_all(x.join("Base.SC2Data/GameData")).unwrap();
+    std::fs::write(x.join("Base.SC2Data/GameData/NewData.xml"), b"<Catalog/>").unwrap();
+
+    let re = d.join("re.SC2Map");
+    let (code, _, err) = hangar(&["cat", "pack", s(&x), "-o", s(&re)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(listfile) describe the archive"), "{err}");
+    assert!(err.contains("(5 files,"), "{err}");
+    let (code, out, err) = hangar(&["cat", "list", s(&re)]);
+    assert_eq!(code, 0, "{err}");
+    let names: Vec<&str> = out.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "(listfile)",
+            "Assets\\Units\\a.m3",
+            "Assets\\Units\\wedge-lod0.xmf",
+            "Base.SC2Data\\GameData\\NewData.xml",
+            "MapInfo",
+            "NewFile.txt"
+        ]
+    );
+    assert!(!err.contains("no name"), "{err}");
+
+    // --keep-listfile packs the stale one: the added files are then unnamed, and said so.
+    let kept = d.join("kept.SC2Map");
+    let (code, _, err) = hangar(&["cat", "pack", s(&x), "-o", s(&kept), "--keep-listfile"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, err) = hangar(&["cat", "list", s(&kept)]);
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(err.contains("2 files have no name"), "{err}");
+    // Not for a catalog.
+    let (code, _, err) = hangar(&[
+        "cat",
+        "pack",
+        s(&x),
+        "-o",
+        s(&d.join("c.cat")),
+        "--keep-listfile",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--keep-listfile applies to an MPQ archive"),
+        "{err}"
+    );
+
+    // Compared with the map it came from: the two files added, nothing else.
+    let (code, out, err) = hangar(&["cat", "diff", s(&a), s(&re)]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "+ base.sc2data/gamedata/newdata.xml\n+ newfile.txt\n2 added, 0 changed, 0 removed\n"
+    );
+    let (code, out, _) = hangar(&["cat", "diff", s(&re), s(&a), "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["removed"].as_array().unwrap().len(), 2);
+    // An archive against a catalog: said, never a .dat asked for.
+    let (code, _, err) = hangar(&["cat", "diff", s(&a), s(&d.join("c.cat"))]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("is an MPQ archive and") && !err.contains(".dat"),
+        "{err}"
+    );
+}
+
+#[test]
+fn info_describes_an_archive() {
+    let d = tmp("info");
+    let a = map(&d);
+    let (code, out, err) = hangar(&["info", s(&a)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!(
+            "{}: MPQ archive, format 1 (StarCraft II map or mod)\n",
+            a.display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("  files: 3\n"), "{out}");
+    assert!(
+        out.contains("  models:\n    Assets\\Units\\a.m3\n"),
+        "{out}"
+    );
+    let (code, out, _) = hangar(&["info", "--json", s(&a)]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["files"], 3);
+    assert_eq!(v["details"]["format_version"], 1);
+    assert_eq!(v["details"]["kinds"]["xmf"], 1);
+    assert_eq!(
+        v["details"]["archive_bytes"],
+        std::fs::metadata(&a).unwrap().len()
+    );
+}
+
+#[test]
+fn an_empty_map_is_called_empty_by_every_verb() {
+    let d = tmp("empty");
+    let x = d.join("x.SC2Map");
+    std::fs::write(&x, b"").unwrap();
+    let other = map(&d);
+    let unused = d.join("unused");
+    let runs: [Vec<&str>; 5] = [
+        vec!["cat", "list", s(&x)],
+        vec!["cat", "verify", s(&x)],
+        vec!["cat", "extract", s(&x), "-o", s(&unused)],
+        vec!["cat", "diff", s(&other), s(&x)],
+        vec!["info", s(&x)],
+    ];
+    for args in runs {
+        let (code, _, err) = hangar(&args);
+        assert_eq!(code, 1, "{args:?}");
+        assert!(err.contains("empty (0 bytes)"), "{args:?}: {err}");
+        assert!(!err.contains("x.dat"), "{args:?}: {err}");
+    }
+    assert!(!unused.exists());
+    // Cut short after its magic: a truncated archive.
+    std::fs::write(&x, b"MPQ\x1a\x20\0\0\0").unwrap();
+    let (code, _, err) = hangar(&["cat", "list", s(&x)]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("run past the end of the archive (8 bytes)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_help_names_mpq_archives() {
+    let (_, out, _) = hangar(&["--help"]);
+    assert!(
+        out.contains("StarCraft II MPQ archives (.SC2Map, .SC2Mod"),
+        "{out}"
+    );
+    let (_, out, _) = hangar(&["cat", "--help"]);
+    assert!(out.contains("MPQ archives (.SC2Map, .SC2Mod"), "{out}");
+    for verb in ["list", "verify", "extract", "pack", "diff"] {
+        let (_, out, _) = hangar(&["cat", verb, "--help"]);
+        assert!(out.contains("MPQ archive"), "cat {verb}: {out}");
+    }
+}
+
+#[test]
+fn a_failed_convert_leaves_nothing_at_the_output() {
+    let d = tmp("convert");
+    let a = map(&d);
+    let spec = format!("{}::no/such/model.m3", a.display());
+    let out = d.join("nosuch.glb");
+    let (code, _, err) = hangar(&["convert", &spec, s(&out)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no such file or folder"), "{err}");
+    assert!(!out.exists());
+    // Missing folders above it go too; a folder that was there stays, as it was.
+    let deep = d.join("made/deeper/out.glb");
+    let (code, _, _) = hangar(&["convert", &spec, s(&deep)]);
+    assert_eq!(code, 1);
+    assert!(!d.join("made").exists());
+    let there = d.join("there");
+    std::fs::create_dir_all(&there).unwrap();
+    std::fs::write(there.join("keep.txt"), b"x").unwrap();
+    let (code, _, _) = hangar(&["convert", &spec, s(&there)]);
+    assert_eq!(code, 1);
+    assert_eq!(std::fs::read(there.join("keep.txt")).unwrap(), b"x");
+}

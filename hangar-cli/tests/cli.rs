@@ -841,3 +841,60 @@ fn the_report_is_written_and_game_needs_a_mod() {
     assert_eq!(code, 1);
     assert!(err.contains("apply to a mod folder"));
 }
+
+#[test]
+fn diff_says_as_many_operations_as_it_writes() {
+    let d = tmp("diff");
+    let base = d.join("wares.xml");
+    std::fs::write(
+        &base,
+        r#"<wares><ware id="a"><price average="10"/><owner faction="argon"/></ware></wares>"#,
+    )
+    .unwrap();
+    let edited = d.join("edited.xml");
+    std::fs::write(
+        &edited,
+        r#"<wares><ware id="a"><price average="11"/><owner faction="argon"/><owner faction="hangar_test"/></ware></wares>"#,
+    )
+    .unwrap();
+    let p = d.join("p.xml");
+    let (code, _, err) = hangar(&[
+        "diff",
+        base.to_str().unwrap(),
+        edited.to_str().unwrap(),
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let written = ["<add ", "<replace ", "<remove "]
+        .iter()
+        .map(|t| text.matches(t).count())
+        .sum::<usize>();
+    assert_eq!(written, 2, "{text}");
+    assert!(err.contains("(2 operations)"), "{err}");
+}
+
+#[test]
+fn out_naming_a_file_is_said_so() {
+    let d = tmp("newout");
+    let file = d.join("taken.txt");
+    std::fs::write(&file, b"mine").unwrap();
+    let (code, _, err) = hangar(&[
+        "new",
+        "ship",
+        "scene.glb",
+        "--template",
+        "t.xml",
+        "--id",
+        "ship_x",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--out names a file; it must be a folder"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+}

@@ -45,6 +45,7 @@ static FORMATS: &[&dyn FileFormat] = &[
     &crate::formats::anark::document::AnarkFormat,
     &crate::assemble::document::ComponentFormat,
     &crate::formats::dds::document::TextureFormat,
+    &crate::formats::mpq::document::ArchiveFormat,
     &DumpFormat,
 ];
 
@@ -97,6 +98,12 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
         return f.open(format, bytes, path);
     }
     match format {
+        Format::Unknown if bytes.is_empty() => Err(Error::new(
+            ErrorKind::Truncated,
+            Some(0),
+            "",
+            "the file is empty (0 bytes)",
+        )),
         Format::Unknown => Err(Error::new(
             ErrorKind::Unsupported,
             Some(0),
@@ -218,7 +225,11 @@ pub(crate) fn writes_component(format: Format) -> bool {
 /// What a file of `format` converts to: a neutral scene's forms (not for pictures), a whole
 /// component for a model (`.xml`), then the extensions its own format writes.
 pub(crate) fn outputs_of(format: Format) -> Vec<&'static str> {
-    let picture = matches!(format, Format::Dds | Format::Png | Format::Tga);
+    // Pictures and archives make no scene.
+    let picture = matches!(
+        format,
+        Format::Dds | Format::Png | Format::Tga | Format::Mpq
+    );
     let mut out: Vec<&'static str> = if picture {
         Vec::new()
     } else {

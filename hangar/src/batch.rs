@@ -86,11 +86,14 @@ pub fn run(
 ) -> Result<Report> {
     any::check_output(Path::new(&format!("x.{to}")))?;
     // One clear error for an output folder that cannot be written, before any work.
-    std::fs::create_dir_all(out)
-        .and_then(|_| {
+    let made = crate::io::create_dirs(out)
+        .and_then(|made| {
             let probe = out.join(format!(".hangar-probe-{}", crate::io::own_pid()));
-            std::fs::write(&probe, b"")?;
-            std::fs::remove_file(&probe)
+            let written = std::fs::write(&probe, b"").and_then(|_| std::fs::remove_file(&probe));
+            if written.is_err() {
+                crate::io::remove_made(&made);
+            }
+            written.map(|_| made)
         })
         .map_err(|e| {
             Error::new(
@@ -101,10 +104,29 @@ pub fn run(
             )
             .in_file(out)
         })?;
+    // A run that fails as a whole (no file to convert, a report that cannot be written) leaves
+    // no folder it made behind: outputs whole or not at all.
+    let report = run_into(view, prefix, out, to, options, progress);
+    if report.is_err() {
+        crate::io::remove_made(&made);
+    }
+    report
+}
+
+/// [`run`] once the output folder is there.
+fn run_into(
+    view: &GameView,
+    prefix: &str,
+    out: &Path,
+    to: &str,
+    options: &ConvertOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Report> {
     let stale_removed = crate::io::remove_stale_temps(out);
     let input = view.label_of(prefix);
-    let files: Vec<Found> = view
-        .entries(prefix, Some(out))?
+    let entries = view.entries(prefix, Some(out))?;
+    let anything = !entries.is_empty();
+    let files: Vec<Found> = entries
         .into_par_iter()
         .filter_map(|entry| {
             let (head, len) = view.head(&entry, 64)?;
@@ -115,13 +137,12 @@ pub fn run(
         })
         .collect();
     if files.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Invalid,
-            None,
-            "",
-            "no file hangar can convert in this folder",
-        )
-        .in_file(Path::new(&input)));
+        let why = if anything || prefix.is_empty() {
+            "no file hangar can convert in this folder"
+        } else {
+            "no such file or folder"
+        };
+        return Err(Error::new(ErrorKind::Invalid, None, "", why).in_file(Path::new(&input)));
     }
     let jobs = plan(view, &files, out, to);
     let total = jobs.len();

@@ -18,6 +18,8 @@ pub enum Format {
     /// An X4 component XML (`<components>`): parts, connections, lights.
     ComponentXml,
     Catalog,
+    /// An MPQ archive (a StarCraft II map or mod saved as one file).
+    Mpq,
     Glb,
     GltfText,
     /// A `hangar dump` JSON file.
@@ -46,6 +48,7 @@ impl Format {
             Format::AnarkXml => "Anark presentation XML",
             Format::ComponentXml => "X4 component XML",
             Format::Catalog => "X4 catalog (.cat)",
+            Format::Mpq => "MPQ archive (StarCraft II map or mod)",
             Format::Glb => "glTF binary (.glb)",
             Format::GltfText => "glTF (.gltf)",
             Format::HangarJson => "hangar JSON dump",

@@ -413,6 +413,28 @@ pub fn write_outputs(files: &[(&Path, &Pieces<'_>)]) -> Result<()> {
     Ok(())
 }
 
+/// Makes the folder `dir` and those above it that are missing; returns the ones it made, the
+/// outermost first, for [`remove_made`] to take back when the work that needed them fails.
+pub fn create_dirs(dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut made = Vec::new();
+    let mut d = Some(dir);
+    while let Some(p) = d.filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+        made.push(p.to_path_buf());
+        d = p.parent();
+    }
+    std::fs::create_dir_all(dir)?;
+    made.reverse();
+    Ok(made)
+}
+
+/// Removes the folders [`create_dirs`] made, innermost first, each only while empty: nothing that
+/// was there before, nor anything written into them since, is removed.
+pub fn remove_made(made: &[std::path::PathBuf]) {
+    for d in made.iter().rev() {
+        let _ = std::fs::remove_dir(d);
+    }
+}
+
 /// Makes the folder `path` goes in (and those above it) when it is missing; the error names it.
 pub fn create_parent(path: &Path) -> Result<()> {
     match path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -623,6 +645,25 @@ mod tests {
             let e = super::resolve_inside(&d, bad).unwrap_err();
             assert_eq!(e.kind, crate::error::ErrorKind::Refused, "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn folders_made_for_a_failed_run_go_and_others_stay() {
+        let d = std::env::temp_dir().join(format!("hangar-io-made-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("there")).unwrap();
+        let made = super::create_dirs(&d.join("there/a/b")).unwrap();
+        assert_eq!(made, [d.join("there/a"), d.join("there/a/b")]);
+        super::remove_made(&made);
+        assert!(!d.join("there/a").exists() && d.join("there").is_dir());
+        // Something written into a made folder since keeps it (and those above it).
+        let made = super::create_dirs(&d.join("there/a/b")).unwrap();
+        std::fs::write(d.join("there/a/keep.txt"), b"x").unwrap();
+        super::remove_made(&made);
+        assert!(!d.join("there/a/b").exists() && d.join("there/a/keep.txt").is_file());
+        // A folder that was there is never made, nor removed.
+        assert!(super::create_dirs(&d.join("there")).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     use super::Pieces;

@@ -71,7 +71,9 @@ pub use textures::{
 pub use validate::{Finding, Severity};
 pub use vfs::Nearby;
 pub use vfs::{ByteSource, GameView, SharedSource};
-pub use xmlpatch::{diff_xml, patch_xml, write_xml, Failure as PatchFailure, Patched};
+pub use xmlpatch::{
+    diff_xml, diff_xml_counted, patch_xml, write_xml, Diffed, Failure as PatchFailure, Patched,
+};
 
 /// The catalog commands of the faces (`hangar cat`): a game's `.cat`/`.dat` pairs opened, verified,
 /// extracted, packed and compared through the door, not from [`crate::formats::catalog`] (which holds
@@ -83,16 +85,18 @@ pub mod catalogs {
     };
 }
 
-/// The picture choices of the faces (a `.png`'s compression and surfaces, a `.dds`'s encoding and
-/// mips, in [`TextureOptions`]) and what they need to show one level of a texture, through the door
-/// rather than from [`crate::formats::dds`] (which reads and writes the files).
-/// MPQ archives (StarCraft II maps and mods): opened, listed, extracted, verified and packed.
+/// MPQ archives (StarCraft II maps and mods): opened, listed, extracted, verified, packed and
+/// compared.
 pub mod archives {
     pub use crate::formats::mpq::{
-        build, extract, is_archive_file, open, pack, verify, Entry, Opened, Packed,
+        build, build_with, diff, extract, has_archive_name, is_archive_file, is_archive_path, open,
+        pack, pack_with, verify, Entry, Opened, Own, PackOptions, Packed,
     };
 }
 
+/// The picture choices of the faces (a `.png`'s compression and surfaces, a `.dds`'s encoding and
+/// mips, in [`TextureOptions`]) and what they need to show one level of a texture, through the door
+/// rather than from [`crate::formats::dds`] (which reads and writes the files).
 pub mod pictures {
     pub use crate::formats::dds::encode::{Encoding, Mipmaps, Options as DdsOptions};
     pub use crate::formats::dds::{png_size, Levels, PngCompression, Surfaces};

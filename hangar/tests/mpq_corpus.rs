@@ -114,3 +114,68 @@ fn folder_form_maps_and_mods_pack_and_read_back() {
     assert!(packed >= 2, "{packed} folder-form mods packed");
     eprintln!("{packed} folder-form mods packed and read back");
 }
+
+/// CRC32 and MD5 of block `i` in an `(attributes)` of `blocks` blocks (flags 5, as every corpus
+/// archive's).
+fn attribute(at: &[u8], blocks: usize, i: usize) -> (u32, &[u8]) {
+    let crc = u32::from_le_bytes(at[8 + 4 * i..12 + 4 * i].try_into().unwrap());
+    let md5 = 8 + 4 * blocks + 16 * i;
+    (crc, &at[md5..md5 + 16])
+}
+
+#[test]
+fn an_extracted_corpus_archive_packs_with_its_own_files_made_anew() {
+    let Some(root) = common::corpus_root() else {
+        eprintln!("skipped: HANGAR_CORPUS is not set, so the corpus tests do not run");
+        return;
+    };
+    let dir = root.join("sc2-archives");
+    let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).unwrap();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mpq-repack");
+    let mut checked = 0;
+    for (n, line) in manifest.lines().skip(1).enumerate() {
+        let Some(name) = line.split('\t').next().filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        let o = archives::open(&dir.join(name)).unwrap();
+        let x = out.join(format!("x{n}"));
+        let _ = std::fs::remove_dir_all(&x);
+        let done = archives::extract(&o, &x, &[], &|_| {});
+        assert!(done.failed.is_empty(), "{name}");
+        let a = out.join(format!("{n}.SC2Map"));
+        let p = archives::pack(&x, &a).unwrap();
+        assert_eq!(p.replaced, ["(attributes)", "(listfile)"], "{name}");
+        let again = archives::open(&a).unwrap();
+        assert_eq!(again.archive.unnamed, 0, "{name}");
+        assert_eq!(
+            again.archive.entries.len(),
+            o.archive.entries.len(),
+            "{name}"
+        );
+        // Every file's CRC32 and MD5 in the new (attributes) are the editor's in the original.
+        let attrs = |o: &archives::Opened| {
+            let e = o.archive.entries.iter().find(|e| e.path == "(attributes)");
+            (o.read(e.unwrap()).unwrap(), o.archive.blocks.len())
+        };
+        let ((old, old_n), (new, new_n)) = (attrs(&o), attrs(&again));
+        assert_eq!(new.len(), 8 + 20 * new_n, "{name}");
+        assert_eq!(old[..8], new[..8], "{name}");
+        for e in o
+            .archive
+            .entries
+            .iter()
+            .filter(|e| !e.path.starts_with('('))
+        {
+            let b = again.archive.entries.iter().find(|f| f.path == e.path);
+            let b = b.unwrap().block as usize;
+            assert_eq!(
+                attribute(&old, old_n, e.block as usize),
+                attribute(&new, new_n, b),
+                "{name}: {}",
+                e.path
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 191);
+}

@@ -310,9 +310,27 @@ fn strip_declaration_encoding(t: String) -> String {
 
 /// `hangar diff`: the patch that turns the XML `base` into `edited`, as XML text.
 pub fn diff_xml(base: &[u8], edited: &[u8]) -> Result<String> {
+    diff_xml_counted(base, edited).map(|d| d.xml)
+}
+
+/// What `hangar diff` made: the patch's XML text and the number of operations (`<add>`,
+/// `<replace>`, `<remove>`) it holds.
+#[derive(Debug)]
+pub struct Diffed {
+    pub xml: String,
+    pub ops: usize,
+}
+
+/// [`diff_xml`], with the count of the operations written (counted from the patch, not from its
+/// text: an `<add>` of elements spans several lines).
+pub fn diff_xml_counted(base: &[u8], edited: &[u8]) -> Result<Diffed> {
     let b = read(base).map_err(|e| in_what(e, "base"))?;
     let e = read(edited).map_err(|e| in_what(e, "edited"))?;
-    Ok(diff(&b, &e)?.to_xml())
+    let patch = diff(&b, &e)?;
+    Ok(Diffed {
+        xml: patch.to_xml(),
+        ops: patch.ops.len(),
+    })
 }
 
 /// What `hangar patch` made: the patched document's XML text, and the operations that failed.
@@ -383,6 +401,22 @@ mod tests {
 
     fn patch_of(edited: &str) -> String {
         diff_xml(BASE.as_bytes(), edited.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn the_count_is_of_the_operations_written() {
+        // An <add> of an element spans three lines (its closing tag among them): counted once.
+        let edited = BASE.replace(r#"max="200""#, r#"max="201""#).replace(
+            r#"<software ware="b"/>"#,
+            r#"<software ware="b"/><software ware="c"/>"#,
+        );
+        let d = diff_xml_counted(BASE.as_bytes(), edited.as_bytes()).unwrap();
+        assert_eq!(d.ops, 2);
+        let tags = ["<add ", "<replace ", "<remove "];
+        let written: usize = tags.iter().map(|t| d.xml.matches(t).count()).sum();
+        assert_eq!(written, 2);
+        assert_eq!(d.xml.matches("\n  <").count(), 3);
+        assert_eq!(d.xml, diff_xml(BASE.as_bytes(), edited.as_bytes()).unwrap());
     }
 
     #[test]

@@ -12,11 +12,30 @@
 use crate::error::{Error, ErrorKind, Result};
 use std::borrow::Cow;
 
+mod diff;
+pub(crate) mod document;
 mod read;
 mod write;
 
-pub use read::{extract, open, verify, Archive, Entry, Opened};
-pub use write::{build, pack, Packed};
+pub use diff::diff;
+pub use read::{extract, verify, Archive, Entry, Opened};
+pub use write::{build, build_with, pack, pack_with, Own, PackOptions, Packed, ATTRIBUTES};
+
+/// Opens the archive at `path`: its header and tables are read, its files when asked for. An
+/// empty file is called what it is (an empty `x.SC2Map` is a failed download or save, not a
+/// damaged archive).
+pub fn open(path: &std::path::Path) -> Result<Opened> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        return Err(Error::new(
+            ErrorKind::Truncated,
+            Some(0),
+            "MPQ",
+            "the file is empty (0 bytes): not an MPQ archive",
+        )
+        .in_file(path));
+    }
+    read::open(path)
+}
 
 /// `MPQ\x1a`: the archive header.
 pub const MAGIC: [u8; 4] = *b"MPQ\x1a";
@@ -114,6 +133,17 @@ impl ReadAt for [u8] {
     }
 }
 
+/// A borrowed slice read as it is (the registry hands formats `&[u8]`).
+impl ReadAt for &[u8] {
+    fn size(&self) -> u64 {
+        (**self).size()
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> Result<Cow<'_, [u8]>> {
+        (**self).read_at(offset, len)
+    }
+}
+
 impl ReadAt for Vec<u8> {
     fn size(&self) -> u64 {
         self.as_slice().size()
@@ -158,6 +188,13 @@ pub fn is_archive_file(path: &std::path::Path) -> bool {
             .and_then(|mut f| f.read_exact(&mut head))
             .is_ok()
         && is_archive(&head)
+}
+
+/// True when `path` is an MPQ archive by its magic, or names one (`.SC2Map`, `.SC2Mod`...): what
+/// the archive commands take, so that an empty or truncated map is told as an archive, not as
+/// something else.
+pub fn is_archive_path(path: &std::path::Path) -> bool {
+    is_archive_file(path) || (!path.is_dir() && has_archive_name(&path.to_string_lossy()))
 }
 
 /// The file names StarCraft II archives carry (by extension, for pages that see names first).
@@ -269,5 +306,7 @@ pub fn block_table_key() -> u32 {
     hash(b"(block table)", HashKind::Key)
 }
 
+#[cfg(test)]
+mod pack_tests;
 #[cfg(test)]
 mod tests;
