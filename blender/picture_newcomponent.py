@@ -93,19 +93,19 @@ for ob, rgb in ((lamp, lamp.data.color), (beam, beam.data.color)):
     bpy.ops.mesh.primitive_uv_sphere_add(radius=0.45, location=ob.matrix_world.translation)
     bpy.context.active_object.data.materials.append(flat(ob.name + "_bulb", tuple(rgb), emit=3.0))
 # The spot's cone, down its -Z.
-bpy.ops.mesh.primitive_cone_add(radius1=0.0, radius2=1.6, depth=3.5, location=(0.0, 0.0, -1.75))
+bpy.ops.mesh.primitive_cone_add(radius1=1.6, radius2=0.0, depth=3.5, location=(0.0, 0.0, -1.75))
 cone = bpy.context.active_object
 cone.data.transform(cone.matrix_basis)
 cone.matrix_basis.identity()
 cone.parent = beam
 cone.data.materials.append(flat("cone", (0.3, 0.6, 1.0), emit=0.6))
 
-cam = camera((-20.0, -24.0, 16.0), (0.0, 0.0, 1.0), 38)
-label(cam, label_mat, "hatch (mesh: a part)\naction hatch_opening: 90 degrees in 1 s\n-> state hatch_opening (.ani)",
-      hatch.matrix_world @ Vector((1.5, -3.5, 0.4)), (6, 5), 0.8)
-label(cam, label_mat, "lamp (point light on the hatch)\nrange 4, lighteffect 1 -> <omni>",
-      lamp.matrix_world.translation, (-6, 4), 0.8)
-label(cam, label_mat, "beam (spot light) -> <spot angle=50>", beam.matrix_world.translation, (6, -3), 0.8)
-label(cam, label_mat, "base (mesh: a part)", base.matrix_world @ Vector((-2.0, -3.0, -1.0)), (-4, -4), 0.8)
-label(cam, label_mat, f"{con.name}\ntags: {con['tags']}", con.matrix_world.translation, (-4, 2), 0.8)
+cam = camera((-24.0, -30.0, 19.0), (0.5, 0.0, 0.5), 40)
+label(cam, label_mat, "hatch (mesh: a part)\naction hatch_opening: 90 degrees in 1 s\n(here at 0.5 s) = the state hatch_opening (.ani)",
+      hatch.matrix_world @ Vector((2.0, -3.0, 0.4)), (3.5, 3.5), 0.75)
+label(cam, label_mat, "lamp (point light on the hatch)\nrange 4, lighteffect 1: an <omni>",
+      lamp.matrix_world.translation, (-4, 3), 0.75)
+label(cam, label_mat, "beam (spot light on the base)\na <spot angle=50>", beam.matrix_world.translation, (3, -3), 0.75)
+label(cam, label_mat, "base (mesh: a part)", base.matrix_world @ Vector((-1.0, -3.5, -1.2)), (-3, -3), 0.75)
+label(cam, label_mat, f"{con.name}\ntags: {con['tags']}", con.matrix_world.translation, (-3, 1.5), 0.75)
 render(out)
