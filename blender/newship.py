@@ -218,16 +218,15 @@ def kept_parent(ob, kept):
     return p
 
 
-def frame(ob):
-    """The object's world frame as its node's: an arrow empty's turned so its arrow is +Z, a light's so
-    it shines down glTF's -Z."""
-    m = ob.matrix_world.copy()
-    return m @ ARROW_TO_MOUNT if is_arrow(ob) else m @ LIGHT_AIM if ob.type == "LIGHT" else m
-
-
 def own_frame(ob):
-    """What frame() turns an object's own matrix by."""
+    """What turns the object's matrix into its node's frame: an arrow empty's so its arrow is +Z, a
+    light's so it shines down glTF's -Z."""
     return ARROW_TO_MOUNT if is_arrow(ob) else LIGHT_AIM if ob.type == "LIGHT" else Matrix.Identity(4)
+
+
+def frame(ob):
+    """The object's world frame as its node's."""
+    return ob.matrix_world @ own_frame(ob)
 
 
 def light_of(hangar, ob, extras):
