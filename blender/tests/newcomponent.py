@@ -68,6 +68,16 @@ def export(folder, **kw):
                                                     component_name="Door Test", lods=0, **kw)
 
 
+def exported(case):
+    """The scene exported into OUTDIR/CASE/door_ext (made anew); raises when the export does not finish."""
+    scene()
+    folder = os.path.join(out, case, "door_ext")
+    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    if "FINISHED" not in export(folder):
+        raise RuntimeError("export did not finish")
+    return folder
+
+
 def angle_at(ch, t):
     """The channel's rotation at time t (keys slerped): its angle in degrees and axis (glTF's frame)."""
     times, q = np.asarray(ch.times, np.float64), np.asarray(ch.values, np.float64)
@@ -85,11 +95,7 @@ def angle_at(ch, t):
 
 
 def moving_and_shining():
-    scene()
-    folder = os.path.join(out, "door", "door_ext")
-    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
-    if "FINISHED" not in export(folder):
-        return "export did not finish"
+    folder = exported("door")
     comp_path = os.path.join(folder, f"assets/units/size_m/{ID}.xml")
     ani = os.path.join(folder, f"assets/units/size_m/{ID}_data.ani")
     if not os.path.isfile(comp_path) or not os.path.isfile(ani):
@@ -141,11 +147,7 @@ def moving_and_shining():
 
 def template_hardpoints():
     """After an export, Add > hangar offers the template macro's connections; one added stands where placed."""
-    scene()
-    folder = os.path.join(out, "menu", "door_ext")
-    shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
-    if "FINISHED" not in export(folder):
-        return "export did not finish"
+    folder = exported("menu")
     offered = newship.template_connections(bpy.context)
     want = [("con_cockpit", "cockpit"), ("con_dockarea_arg_s_ship_01", "dockarea"), ("con_dock_xs", "dockingbay"),
             ("con_shipstorage_s_01", "dockingbay"), ("con_shipstorage_xs_01", "dockingbay"),
