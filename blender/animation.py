@@ -5,7 +5,7 @@ from typing import NamedTuple
 import bpy
 import numpy as np
 
-from .common import NODE, trs_to_blender
+from .common import NODE, trs_from_blender, trs_to_blender
 
 
 INTERP = {"STEP": 0, "LINEAR": 1}  # the enum indices of Keyframe.interpolation (CONSTANT, LINEAR)
@@ -231,6 +231,34 @@ def keys_of(fc):
     return co[0::2], co[1::2], interp
 
 
+def property_keys(fcs, width, rest, frames=None):
+    """One property's keys from its F-curves (`fcs`, by component index): the frames (the union of the
+    curves' keyframes, unless `frames` are given), each component's value there (a curve's own key
+    values where its keys are those frames, evaluated otherwise, `rest` where no curve moves it) and
+    the set of the keys' interpolations (Keyframe.interpolation's enum indices: 0 constant, 1 linear)."""
+    keys = {i: keys_of(fc) for i, fc in fcs.items()}
+    if frames is None:
+        frames = np.unique(np.concatenate([k[0] for k in keys.values()]))
+    v = np.empty((len(frames), width), np.float64)
+    interps = set()
+    for i in range(width):
+        if i not in keys:
+            v[:, i] = rest[i]
+            continue
+        f, val, interp = keys[i]
+        interps.update(interp.tolist())
+        v[:, i] = val if len(f) == len(frames) and np.array_equal(f, frames) else [fcs[i].evaluate(x) for x in frames]
+    return frames, v, interps
+
+
+def curves_by_path(fcurves):
+    """F-curves by data path, then component index."""
+    by_path = {}
+    for fc in fcurves:
+        by_path.setdefault(fc.data_path, {})[fc.array_index] = fc
+    return by_path
+
+
 def animations_from_blender(hangar, node_at, fps):
     """The clips of the actions hangar made for parts (`hangar_clip`, `hangar_node`), with the keys the
     user has (a key a keyframe, not a key a frame), in glTF's frame."""
@@ -239,26 +267,14 @@ def animations_from_blender(hangar, node_at, fps):
         node = node_at.get(act.get("hangar_node", -1))
         if "hangar_clip" not in act or node is None:
             continue
-        by_path = {}
-        for fc in action_fcurves(act):
-            by_path.setdefault(fc.data_path, {})[fc.array_index] = fc
+        by_path = curves_by_path(action_fcurves(act))
         for path, prop, width, rest in (("location", "translation", 3, (0.0, 0.0, 0.0)),
                                          ("rotation_quaternion", "rotation", 4, (1.0, 0.0, 0.0, 0.0)),
                                          ("scale", "scale", 3, (1.0, 1.0, 1.0))):
             fcs = by_path.get(path)
             if not fcs:
                 continue
-            keys = {i: keys_of(fc) for i, fc in fcs.items()}
-            frames = np.unique(np.concatenate([k[0] for k in keys.values()]))
-            v = np.empty((len(frames), width), np.float64)
-            step = True
-            for i in range(width):
-                if i not in keys:
-                    v[:, i] = rest[i]
-                    continue
-                f, val, interp = keys[i]
-                step = step and bool(np.all(interp == 0))
-                v[:, i] = val if len(f) == len(frames) and np.array_equal(f, frames) else [fcs[i].evaluate(x) for x in frames]
+            frames, v, interps = property_keys(fcs, width, rest)
             if prop == "translation":
                 v = np.stack([v[:, 0], v[:, 2], -v[:, 1]], -1)
             elif prop == "rotation":
@@ -267,5 +283,81 @@ def animations_from_blender(hangar, node_at, fps):
                 v = np.stack([v[:, 0], v[:, 2], v[:, 1]], -1)
             clips.setdefault(act["hangar_clip"], []).append(hangar.Channel(
                 node=node, property=prop, times=(frames / fps).astype(np.float32),
-                values=v.astype(np.float32), interpolation="STEP" if step else "LINEAR"))
+                values=v.astype(np.float32), interpolation="STEP" if interps == {0} else "LINEAR"))
     return [hangar.Animation(name=name, channels=chans) for name, chans in clips.items()]
+
+
+def object_actions(ob):
+    """The actions an object plays: its active one, then its NLA strips'."""
+    ad = ob.animation_data
+    if ad is None:
+        return []
+    found = [ad.action] if ad.action is not None else []
+    for track in ad.nla_tracks:
+        for strip in track.strips:
+            if strip.action is not None and strip.action not in found:
+                found.append(strip.action)
+    return found
+
+
+def object_fcurves(action, ob):
+    """The F-curves of `action` that move `ob`: its slot's (Blender 4.4 on: the slot named after the
+    object, else the one the object plays, else the first), else the action's own list."""
+    if hasattr(action, "slots") and hasattr(action, "layers"):
+        ad = ob.animation_data
+        slots = [s for s in action.slots if s.name_display == ob.name]
+        playing = getattr(ad, "action_slot", None) if ad is not None and ad.action == action else None
+        slot = slots[0] if slots else playing if playing is not None else (action.slots[0] if len(action.slots) else None)
+        if slot is None:
+            return []
+        return [fc for layer in action.layers for strip in layer.strips
+                for bag in strip.channelbags if bag.slot == slot for fc in bag.fcurves]
+    return list(getattr(action, "fcurves", []))
+
+
+ROTATION_PATHS = {"QUATERNION": ("rotation_quaternion", 4), "AXIS_ANGLE": ("rotation_axis_angle", 4)}
+SAMPLE_FPS = 30.0  # a curve the game cannot hold (bezier...) is keyed this often
+
+
+def object_channels(hangar, ob, action, node, before, after, fps):
+    """The channels (glTF's frame) of `action` on `ob`, whose node frame is `before @ basis @ after`
+    (`basis`: the object's location, rotation and scale, as keyed): a key each keyframe (STEP where all
+    of a property's keys are constant, LINEAR else); a property with other keys (bezier...) keyed every
+    30th of a second. Times in seconds from the action's first frame."""
+    from mathutils import Euler, Matrix, Quaternion, Vector
+
+    rot_path, rot_width = ROTATION_PATHS.get(ob.rotation_mode, ("rotation_euler", 3))
+    rests = {"location": tuple(ob.location), rot_path: tuple(getattr(ob, rot_path)), "scale": tuple(ob.scale)}
+    widths = {"location": 3, rot_path: rot_width, "scale": 3}
+    by_path = curves_by_path(object_fcurves(action, ob))
+    start = float(action.frame_range[0])
+    chans = []
+    for path, prop in (("location", "translation"), (rot_path, "rotation"), ("scale", "scale")):
+        fcs = by_path.get(path)
+        if not fcs:
+            continue
+        frames, _, interps = property_keys(fcs, widths[path], rests[path])
+        if not len(frames):
+            continue
+        if interps - {0, 1}:
+            step = fps / SAMPLE_FPS
+            frames = np.unique(np.concatenate([frames, np.arange(frames[0], frames[-1], step)]))
+        basis = {p: property_keys(by_path.get(p, {}), widths[p], rests[p], frames)[1] for p in widths}
+        values, prev = [], None
+        for k in range(len(frames)):
+            loc, r, s = (basis[p][k] for p in ("location", rot_path, "scale"))
+            if rot_path == "rotation_quaternion":
+                q = Quaternion(r).normalized()
+            elif rot_path == "rotation_axis_angle":
+                q = Quaternion(Vector(r[1:]), r[0])
+            else:
+                q = Euler(r, ob.rotation_mode).to_quaternion()
+            m = before @ Matrix.LocRotScale(Vector(loc), q, Vector(s)) @ after
+            t, q, sc = m.decompose()
+            if prev is not None and q.dot(prev) < 0:
+                q.negate()  # the short way to the next key
+            prev = q
+            values.append(trs_from_blender(tuple(t), tuple(q), tuple(sc))[("translation", "rotation", "scale").index(prop)])
+        chans.append(hangar.Channel(node=node, property=prop, times=((frames - start) / fps).astype(np.float32),
+                                    values=np.array(values, np.float32), interpolation="STEP" if interps == {0} else "LINEAR"))
+    return chans

@@ -13,9 +13,9 @@ import shutil
 import sys
 
 import bpy
-import numpy
-import bmesh  # noqa: E402 (after bpy, which brings it)
-from mathutils import Matrix, Vector
+from mathutils import Vector
+
+from picture_kit import arrow, camera, flat, label, render
 
 zip_path, out = sys.argv[1], sys.argv[2]
 template, ext_dir = (sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else (None, None)
@@ -86,19 +86,6 @@ if template:
 
 
 # The picture: each arrow drawn by a stand-in mesh, each hardpoint labelled.
-def flat(name, rgb, emit=0.0):
-    m = bpy.data.materials.new(name)
-    m.use_nodes = True
-    bsdf = m.node_tree.nodes["Principled BSDF"]
-    bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
-    bsdf.inputs["Roughness"].default_value = 0.5
-    m.diffuse_color = (*rgb, 1.0)  # what Workbench draws
-    if emit:
-        bsdf.inputs["Emission Color"].default_value = (*rgb, 1.0)
-        bsdf.inputs["Emission Strength"].default_value = emit
-    return m
-
-
 hull.data.materials.append(flat("hull", (0.42, 0.45, 0.5)))
 tower.data.materials.append(flat("tower", (0.25, 0.38, 0.6)))
 COLOURS = {"weapon": (0.9, 0.15, 0.1), "engine": (1.0, 0.55, 0.05), "shield": (0.1, 0.75, 0.9),
@@ -106,50 +93,7 @@ COLOURS = {"weapon": (0.9, 0.15, 0.1), "engine": (1.0, 0.55, 0.05), "shield": (0
 label_mat = flat("label", (0.9, 0.92, 0.95), emit=1.0)
 
 
-def arrow(e, mat):
-    """A mesh along the empty's +Z (the arrow the viewport draws), as long as the arrow."""
-    size = e.empty_display_size
-    bm = bmesh.new()
-    bmesh.ops.create_cone(bm, cap_ends=True, segments=16, radius1=0.18, radius2=0.18, depth=size * 0.75,
-                          matrix=Matrix.Translation((0, 0, size * 0.375)))
-    bmesh.ops.create_cone(bm, cap_ends=True, segments=16, radius1=0.6, radius2=0.0, depth=size * 0.25,
-                          matrix=Matrix.Translation((0, 0, size * 0.875)))
-    me = bpy.data.meshes.new(e.name + "_arrow")
-    bm.to_mesh(me)
-    bm.free()
-    me.materials.append(mat)
-    ob = bpy.data.objects.new(me.name, me)
-    ob.matrix_world = e.matrix_world.normalized()
-    scene.collection.objects.link(ob)
-
-
-cam = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
-scene.collection.objects.link(cam)
-cam.data.lens = 33
-cam.location = Vector((-62.0, -14.0, 40.0))
-cam.rotation_euler = (Vector((0.0, -5.0, -2.0)) - cam.location).to_track_quat("-Z", "Y").to_euler()
-scene.camera = cam
-bpy.context.view_layer.update()
-right = cam.matrix_world.to_3x3() @ Vector((1.0, 0.0, 0.0))
-up = cam.matrix_world.to_3x3() @ Vector((0.0, 1.0, 0.0))
-
-
-def label(text, anchor, where, size):
-    """`text` facing the camera at `where` (camera right, up) from `anchor`, a thin line back to it."""
-    at = anchor + right * where[0] + up * where[1]
-    bpy.ops.object.text_add(location=at)
-    t = bpy.context.active_object
-    t.data.body = text
-    t.data.size = size
-    t.data.align_x = "LEFT" if where[0] >= 0 else "RIGHT"
-    t.data.align_y = "CENTER"
-    t.data.materials.append(label_mat)
-    t.rotation_euler = cam.rotation_euler
-    d = at - anchor
-    bpy.ops.mesh.primitive_cylinder_add(radius=0.06, depth=d.length * 0.95, location=anchor + d / 2)
-    line = bpy.context.active_object
-    line.rotation_euler = d.to_track_quat("Z", "Y").to_euler()
-    line.data.materials.append(label_mat)
+cam = camera((-62.0, -14.0, 40.0), (0.0, -5.0, -2.0), 33)
 
 
 for e in [o for o in scene.objects if o.type == "EMPTY"]:
@@ -157,38 +101,8 @@ for e in [o for o in scene.objects if o.type == "EMPTY"]:
     arrow(e, flat(e.name, COLOURS[kind], emit=2.0))
     tags = e.get("tags")
     text = f"{e.name}\ntags: {tags}" if tags else f"{e.name}\n(no tags: weapon medium standard)"
-    label(text, e.matrix_world.translation, label_at[e.name], 1.25)
-label("part_main (mesh: a part)", hull.matrix_world @ Vector((-2.0, -6.0, 2.5)), (4, 9), 1.5)
-label("tower (mesh: a part, child of part_main)", tower.matrix_world @ Vector((0.0, 2.0, 1.5)), (4, 7), 1.5)
+    label(cam, label_mat, text, e.matrix_world.translation, label_at[e.name], 1.25)
+label(cam, label_mat, "part_main (mesh: a part)", hull.matrix_world @ Vector((-2.0, -6.0, 2.5)), (4, 9), 1.5)
+label(cam, label_mat, "tower (mesh: a part, child of part_main)", tower.matrix_world @ Vector((0.0, 2.0, 1.5)), (4, 7), 1.5)
 
-sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
-sun.data.energy = 3.5
-sun.rotation_euler = (math.radians(40), math.radians(10), math.radians(35))
-scene.collection.objects.link(sun)
-world_bg = bpy.data.worlds.new("world")
-world_bg.use_nodes = True
-world_bg.node_tree.nodes["Background"].inputs["Color"].default_value = (0.05, 0.06, 0.08, 1.0)
-world_bg.color = (0.05, 0.06, 0.08)
-scene.world = world_bg
-
-scene.render.engine = os.environ.get("PICTURE_ENGINE", "BLENDER_WORKBENCH")
-scene.display.shading.light = "STUDIO"
-scene.display.shading.color_type = "MATERIAL"
-scene.cycles.device = "CPU"
-scene.cycles.samples = 24
-scene.cycles.use_denoising = True
-scene.render.resolution_x, scene.render.resolution_y = 880, 495
-scene.render.image_settings.file_format = "PNG"
-scene.render.image_settings.color_mode = "RGB"
-scene.view_settings.view_transform = "Standard"
-scene.render.image_settings.compression = 100
-scene.render.dither_intensity = 0.0
-scene.render.filepath = out
-bpy.ops.render.render(write_still=True)
-# Fewer shades (32 a channel) for a small file: the picture is a diagram.
-img = bpy.data.images.load(out)
-px = numpy.empty(len(img.pixels), dtype=numpy.float32)
-img.pixels.foreach_get(px)
-img.pixels.foreach_set(numpy.round(px * 31.0) / 31.0)
-img.save_render(out, scene=scene)
-print(f"wrote {out} ({os.path.getsize(out)} bytes)")
+render(out)

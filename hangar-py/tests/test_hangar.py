@@ -331,6 +331,20 @@ def test_new_component_moves_and_shines(tmp_path):
     assert not (tmp_path / "refused").exists()
 
 
+def test_new_component_gives_its_warnings(tmp_path):
+    """A state moving a connection (no part) is written without it, and the warning names it."""
+    s = box_scene()
+    s.animations = [hangar.Animation(name="weapon_firing", channels=[
+        hangar.Channel(node=1, property="translation", times=np.array([0.0, 1.0], np.float32),
+                       values=np.array([[0, 10, 2], [0, 11, 2]], np.float32)),
+        hangar.Channel(node=2, property="translation", times=np.array([0.0], np.float32),
+                       values=np.array([[3, 6, -1]], np.float32), interpolation="STEP")])]
+    warnings = []
+    hangar.new_component(s, tmp_path / "ext", aquilo_template(), "weapon_py_l_03", warnings=warnings)
+    assert any("con_weapon_01" in w and "weapon_firing" in w for w in warnings), warnings
+    assert not any("tower" in w for w in warnings if "weapon_firing" in w), warnings
+
+
 def test_new_ship_from_a_glb_and_its_errors(tmp_path):
     glb = tmp_path / "box.glb"
     hangar.write(box_scene(), glb)

@@ -366,7 +366,8 @@ def is_multimat(name: str) -> bool:
 def new_ship(scene_or_path, directory: str | PathLike[str], template: str, ship_id: str,
              ship_name: Optional[str] = None, description: Optional[str] = None, lods: int = 2,
              game: str | PathLike[str] | None = None, pack: bool = False, force: bool = False,
-             progress=None, textures: bool = True, images: Optional[list] = None) -> list[str]:
+             progress=None, textures: bool = True, images: Optional[list] = None,
+             warnings: Optional[list] = None) -> list[str]:
     """``hangar new ship``: a ship built as meshes and empties becomes an X4 extension the game loads
     as it is, written whole under ``directory`` (its folder name is the extension's id).
 
@@ -384,15 +385,18 @@ def new_ship(scene_or_path, directory: str | PathLike[str], template: str, ship_
     lacks (a name without ``collection.``) becomes ``<id>.<name>``, an entry of a
     libraries/material_library.xml patch, and its ``images`` (as :func:`write_textures` takes them,
     by the scene's material names; a glTF path's own images when none are given) gzip'd DDS textures.
+    ``warnings``: a list the library's warnings are appended to, as text (a connection taken from
+    the template, an animated node that is no part...).
     Returns the paths written; raises :class:`Error`."""
     return _new(scene_or_path, directory, template, ship_id, ship_name, description, lods, game, pack,
-                force, progress, textures, images, True)
+                force, progress, textures, images, True, warnings)
 
 
 def new_component(scene_or_path, directory: str | PathLike[str], template: str, id: str,
                   name: Optional[str] = None, description: Optional[str] = None, lods: int = 2,
                   game: str | PathLike[str] | None = None, pack: bool = False, force: bool = False,
-                  progress=None, textures: bool = True, images: Optional[list] = None) -> list[str]:
+                  progress=None, textures: bool = True, images: Optional[list] = None,
+                  warnings: Optional[list] = None) -> list[str]:
     """``hangar new component``: new content of any kind (a turret, weapon, missile launcher,
     bullet, effect, dock area, docking bay, station module, engine, ship) from a scene and a
     template macro of its class, written whole under ``directory`` as :func:`new_ship` writes a
@@ -404,20 +408,23 @@ def new_component(scene_or_path, directory: str | PathLike[str], template: str, 
     part it hangs from (colour, range, intensity; its string extras the game's attributes, ``light``
     = ``omni``, ``spotlight``, ``arealight`` or ``box``); a ``restrictions`` extra a connection's
     ``<restrictions>``. Every connection the template's macro fills (cockpit, storage, docks) is
-    written, where the scene places it or else where the template's component has it.
+    written, where the scene places it or else where the template's component has it (named in a
+    warning: ``warnings`` as :func:`new_ship` takes it).
     Returns the paths written; raises :class:`Error`."""
     return _new(scene_or_path, directory, template, id, name, description, lods, game, pack, force,
-                progress, textures, images, False)
+                progress, textures, images, False, warnings)
 
 
 def _new(scene_or_path, directory, template, id, name, description, lods, game, pack, force,
-         progress, textures, images, ship_only):
+         progress, textures, images, ship_only, warnings):
     if isinstance(scene_or_path, Scene):
         native, path = scene_or_path._to_native(), None
     else:
         native, path = None, fspath(scene_or_path)
-    written, _warnings = _native.new_ship(native, path, fspath(directory), template, id, name,
+    written, found = _native.new_ship(native, path, fspath(directory), template, id, name,
                                           description, lods, None if game is None else fspath(game),
                                           pack, force, progress, textures,
                                           _native_edits(images) if images else None, ship_only)
+    if warnings is not None:
+        warnings.extend(_warning_text(w) for w in json.loads(found))
     return [fspath(p) for p in written]
