@@ -44,6 +44,7 @@ pub(crate) mod original;
 pub(crate) mod raw;
 pub(crate) mod validate;
 pub(crate) mod vfs;
+pub(crate) mod xml;
 pub(crate) mod xmlpatch;
 
 pub use api::{
@@ -86,13 +87,31 @@ pub mod catalogs {
 /// MPQ archives (StarCraft II maps and mods): opened, listed, extracted, verified and packed.
 pub mod archives {
     pub use crate::formats::mpq::{
-        build, extract, is_archive_file, open, pack, verify, Entry, Opened, Packed,
+        build, extract, is_archive_file, max_inflate, open, pack, set_max_inflate, verify, Entry,
+        Opened, Packed, DEFAULT_MAX_INFLATE,
     };
 }
 
 pub mod pictures {
     pub use crate::formats::dds::encode::{Encoding, Mipmaps, Options as DdsOptions};
     pub use crate::formats::dds::{png_size, Levels, PngCompression, Surfaces};
+}
+
+/// Whether the X4 material `name` draws with the multimat shader (its colour set `multimat` picks
+/// each vertex's layer): what Blender and the page ask to show such a material.
+pub fn is_multimat(name: &str) -> bool {
+    formats::xmf::colors::is_multimat(name)
+}
+
+/// `bytes` read as every XML file of the library is (mod check, conflicts, patches, components,
+/// material and library files): a DOCTYPE taken as the game takes it (its internal subset's
+/// entities expanded within bounds, nothing fetched). The number of nodes, or why it does not
+/// read (with its line).
+pub fn read_xml(bytes: &[u8]) -> Result<usize> {
+    let refused = |r: xml::Refused| Error::invalid(0, "xml", r.to_string());
+    let text = xml::text(bytes).map_err(refused)?;
+    let doc = xml::parse(&text).map_err(refused)?;
+    Ok(doc.descendants().count())
 }
 
 /// The Anark name hash (`hangar hash`): the number .bgf, .bgp and .bsg files store a name as.
