@@ -381,3 +381,21 @@ pub fn convert_options(
     o.original = original;
     Ok(o)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_are_read_in_powers_of_1024() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size(" 4g "), Ok(4 << 30));
+        assert!(parse_size("4X").unwrap_err().contains("not a unit"));
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("99999999999T")
+            .unwrap_err()
+            .contains("more bytes"));
+    }
+}

@@ -830,7 +830,7 @@ impl Budget {
                     e.offset,
                     b,
                     o.archive.max_inflate,
-                    "one extraction may inflate, with the files before it",
+                    "one extraction or verification may inflate, the files read before it counted",
                 );
                 err.path = e.path.clone();
                 err.in_file(&o.path)
