@@ -55,6 +55,36 @@ pub struct Cli {
     /// lie, exporter quirks). Without it only warnings, which mean a real problem, are printed.
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// The most bytes one command inflates from an MPQ archive (one file read, or the compressed
+    /// files of one extraction or verification together), in bytes or with K, M or G (KiB, MiB,
+    /// GiB); 2G unless given. A file declaring more is refused, named, and not written.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub max_inflate: Option<u64>,
+}
+
+/// A size as `--max-inflate` takes it: `4096`, `512K`, `64M`, `4G` (powers of 1024; `KiB` too).
+fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let digits = lower.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let shift = match lower.get(digits.len()..).unwrap_or_default() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        u => {
+            return Err(format!(
+                "{u:?} is not a unit: K, M, G or T (powers of 1024)"
+            ))
+        }
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("{t:?} is not a size such as 4096, 512M or 4G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{t} is more bytes than can be counted"))
 }
 
 #[derive(Subcommand)]
@@ -179,7 +209,8 @@ pub enum Command {
     /// What X4 extensions both define, where the one loaded last silently wins: components,
     /// macros and wares two of them declare, files both provide that the game does not merge, t
     /// page ids filled with different texts; with --game, game nodes two patches both change.
-    /// Exits with 1 when there is a conflict.
+    /// An XML file that does not read is named with why (its definitions are not compared).
+    /// Exits with 1 when there is a conflict or such a file.
     ///   hangar conflicts extensions/mod_a extensions/mod_b --json
     ///   hangar conflicts --game "C:/Games/X4 Foundations"     # every installed extension
     Conflicts(crate::modtools::ConflictsArgs),
@@ -357,4 +388,22 @@ pub fn convert_options(
     };
     o.original = original;
     Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_are_read_in_powers_of_1024() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size(" 4g "), Ok(4 << 30));
+        assert!(parse_size("4X").unwrap_err().contains("not a unit"));
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("99999999999T")
+            .unwrap_err()
+            .contains("more bytes"));
+    }
 }

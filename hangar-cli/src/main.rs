@@ -42,6 +42,9 @@ fn main() -> ExitCode {
     hangar::keep_freed_memory();
     let cli = Cli::parse();
     let verbose = cli.verbose;
+    if let Some(n) = cli.max_inflate {
+        hangar::archives::set_max_inflate(n);
+    }
     let result = match cli.command {
         Command::Info { files, json } => info(&files, json, verbose),
         Command::Dump { file } => dump(&file),

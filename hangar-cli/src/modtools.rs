@@ -106,8 +106,9 @@ pub struct ConflictsArgs {
     /// patches replace or remove is reported), and without DIRs its extensions are checked.
     #[arg(long, value_name = "GAME")]
     game: Option<PathBuf>,
-    /// Print a list of objects with kind (component, macro, ware, file, text, patch), name,
-    /// mods (in load order), files and message.
+    /// Print a list of objects with kind (component, macro, ware, file, text, patch, or
+    /// unreadable for an XML file that does not read), name, mods (in load order), files and
+    /// message.
     #[arg(long)]
     json: bool,
 }
@@ -126,7 +127,14 @@ pub fn conflicts(a: ConflictsArgs) -> Result<bool> {
                 out!("  {f}");
             }
         }
-        out!("{} conflicts", found.len());
+        let unreadable = found.iter().filter(|c| c.kind == "unreadable").count();
+        match unreadable {
+            0 => out!("{} conflicts", found.len()),
+            n => out!(
+                "{} conflicts, {n} XML files that do not read (not compared)",
+                found.len() - n
+            ),
+        }
     }
     Ok(found.is_empty())
 }

@@ -220,7 +220,7 @@ fn material_name(output: PathBuf, name: String) -> String {
 /// Whether the X4 material `name` is a multimat one (its colour set `multimat` picks the layer).
 #[pyfunction]
 fn is_multimat(name: String) -> bool {
-    hangar::formats::xmf::colors::is_multimat(&name)
+    hangar::is_multimat(&name)
 }
 
 /// `hangar new ship`: a ship built as meshes and empties (`scene`, a dict as [`open`] gives, or

@@ -232,7 +232,7 @@ fn multimat_materials(json: &Value) -> Vec<usize> {
     (materials.into_iter().flatten().enumerate())
         .filter(|(_, m)| {
             let name = m.get("name").and_then(Value::as_str).unwrap_or("");
-            hangar::formats::xmf::colors::is_multimat(name)
+            hangar::is_multimat(name)
         })
         .map(|(i, _)| i)
         .collect()

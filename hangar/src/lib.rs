@@ -44,6 +44,7 @@ pub(crate) mod original;
 pub(crate) mod raw;
 pub(crate) mod validate;
 pub(crate) mod vfs;
+pub(crate) mod xml;
 pub(crate) mod xmlpatch;
 
 pub use api::{
@@ -89,8 +90,9 @@ pub mod catalogs {
 /// compared.
 pub mod archives {
     pub use crate::formats::mpq::{
-        build, build_with, diff, extract, has_archive_name, is_archive_file, is_archive_path, open,
-        pack, pack_with, verify, Entry, Opened, Own, PackOptions, Packed,
+        build, build_with, diff, extract, has_archive_name, is_archive_file, is_archive_path,
+        max_inflate, open, pack, pack_with, set_max_inflate, verify, Entry, Opened, Own,
+        PackOptions, Packed, DEFAULT_MAX_INFLATE,
     };
 }
 
@@ -100,6 +102,23 @@ pub mod archives {
 pub mod pictures {
     pub use crate::formats::dds::encode::{Encoding, Mipmaps, Options as DdsOptions};
     pub use crate::formats::dds::{png_size, Levels, PngCompression, Surfaces};
+}
+
+/// Whether the X4 material `name` draws with the multimat shader (its colour set `multimat` picks
+/// each vertex's layer): what Blender and the page ask to show such a material.
+pub fn is_multimat(name: &str) -> bool {
+    formats::xmf::colors::is_multimat(name)
+}
+
+/// `bytes` read as every XML file of the library is (mod check, conflicts, patches, components,
+/// material and library files): a DOCTYPE taken as the game takes it (its internal subset's
+/// entities expanded within bounds, nothing fetched). The number of nodes, or why it does not
+/// read (with its line).
+pub fn read_xml(bytes: &[u8]) -> Result<usize> {
+    let refused = |r: xml::Refused| Error::invalid(0, "xml", r.to_string());
+    let text = xml::text(bytes).map_err(refused)?;
+    let doc = xml::parse(&text).map_err(refused)?;
+    Ok(doc.descendants().count())
 }
 
 /// The Anark name hash (`hangar hash`): the number .bgf, .bgp and .bsg files store a name as.

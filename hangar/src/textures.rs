@@ -790,7 +790,7 @@ fn extension_folder(root: &Path, library: Option<&str>) -> String {
     });
     let id = || {
         let text = std::fs::read_to_string(root.join("content.xml")).ok()?;
-        let doc = roxmltree::Document::parse(text.trim_start_matches('\u{feff}')).ok()?;
+        let doc = crate::xml::parse(&text).ok()?;
         let id = doc.root_element().attribute("id")?.trim();
         (!id.is_empty() && !id.contains(['\\', '/', '.'])).then(|| id.to_string())
     };

@@ -351,6 +351,117 @@ fn a_dependency_beside_the_mod_is_read() {
 }
 
 #[test]
+fn a_dependency_is_found_by_content_id_not_folder_name() {
+    let root = scratch("dependency_by_id").join("extensions");
+    let main = r#"<content id="main" version="1">
+  <dependency id="other_folder"/>
+  <dependency id="OtherContentId"/>
+  <dependency id="no_id"/>
+</content>"#;
+    for (folder, content) in [
+        (
+            "other_folder",
+            r#"<content id="OtherContentId" version="1"/>"#,
+        ),
+        ("no_id", r#"<content version="1"/>"#),
+        ("main", main),
+    ] {
+        write(&root.join(folder), "content.xml", content);
+    }
+    let dir = root.join("main");
+    let c = hangar::check_mod(&dir, None).unwrap();
+    // By folder name only: an error naming the folder's extension and its id (line 2).
+    let e = errors(&c);
+    assert_eq!(e.len(), 1, "{:#?}", c.findings);
+    assert_eq!(e[0].file.as_deref(), Some("content.xml"));
+    assert_eq!(e[0].line, Some(2));
+    assert!(
+        e[0].message.contains("\"other_folder\" is the folder name"),
+        "{}",
+        e[0].message
+    );
+    assert!(
+        e[0].message.contains("<dependency id=\"OtherContentId\">"),
+        "{}",
+        e[0].message
+    );
+    // By id, and by folder for the extension without an id: found.
+    let targets: Vec<_> = c
+        .links
+        .iter()
+        .filter(|l| l.target.is_some())
+        .map(|l| l.written.as_str())
+        .collect();
+    assert_eq!(targets, ["OtherContentId", "no_id"]);
+    // An extension without an id: a warning saying what the id is for, not an error.
+    let n = hangar::check_mod(&root.join("no_id"), None).unwrap();
+    assert!(errors(&n).is_empty(), "{:#?}", n.findings);
+    let w = n
+        .findings
+        .iter()
+        .find(|f| f.message.starts_with("no id"))
+        .unwrap();
+    assert_eq!(w.severity, Severity::Warning);
+    assert!(
+        w.message.contains("folder name (no_id) stands in") && w.message.contains("save games")
+    );
+}
+
+/// Two extensions `a` and `b` under `T/extensions`, each with `file` holding `text`.
+fn two_extensions(test: &str, file: &str, text: &str) -> PathBuf {
+    let root = scratch(test).join("extensions");
+    for m in ["a", "b"] {
+        let content = format!(r#"<content id="{m}" version="1"/>"#);
+        write(&root, &format!("{m}/content.xml"), &content);
+        write(&root, &format!("{m}/{file}"), text);
+    }
+    root
+}
+
+/// X4's own libraries begin with a DOCTYPE naming a DTD the game never reads.
+const ICONS: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE icons SYSTEM \"icons.dtd\" >\n<icons>\n<icon name=\"x_*\" texture=\"extensions\\m\\x\\*.tga\" height=\"256\" width=\"256\"/>\n</icons>\n";
+
+#[test]
+fn a_library_with_a_doctype_validates_and_conflicts_whole() {
+    let root = two_extensions("doctype", "libraries/icons.xml", ICONS);
+    let c = hangar::check_mod(&root.join("a"), None).unwrap();
+    let on_icons: Vec<_> = c
+        .findings
+        .iter()
+        .filter(|f| f.file.as_deref() == Some("libraries/icons.xml"))
+        .collect();
+    assert!(on_icons.is_empty(), "{on_icons:#?}");
+    assert!(errors(&c).is_empty(), "{:#?}", c.findings);
+    let found = hangar::conflicts(&[root.join("a"), root.join("b")], None).unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].kind, "file");
+    assert_eq!(found[0].name, "libraries/icons.xml");
+    assert_eq!(found[0].mods, ["a", "b"]);
+}
+
+#[test]
+fn conflicts_name_a_file_that_does_not_read() {
+    let wares = r#"<wares><ware id="w1" name="x"/></wares>"#;
+    let root = two_extensions("unreadable", "libraries/wares.xml", wares);
+    // A typo: an attribute value without quotes.
+    write(
+        &root,
+        "b/libraries/wares.xml",
+        "<wares>\n<ware id=w1 name=\"x\"/></wares>",
+    );
+    let found = hangar::conflicts(&[root.join("a"), root.join("b")], None).unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].kind, "unreadable");
+    assert_eq!(found[0].name, "libraries/wares.xml");
+    assert_eq!(found[0].files, ["b/libraries/wares.xml"]);
+    assert!(
+        found[0].message.contains("line 2: not well-formed XML"),
+        "{}",
+        found[0].message
+    );
+}
+
+#[test]
 fn diff_patches_select_in_the_game_they_patch() {
     let root = scratch("patches");
     let game = root.join("game");

@@ -130,7 +130,7 @@ mod tests {
             ]
         );
         let xml = p.xml("\t", "hull");
-        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let doc = crate::xml::parse(&xml).unwrap();
         let lods: Vec<_> = doc
             .descendants()
             .filter(|e| e.has_tag_name("lod"))

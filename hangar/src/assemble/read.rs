@@ -243,7 +243,7 @@ impl ComponentIndex {
         let mut entries = HashMap::new();
         if let Ok(bytes) = view.read("index/components.xml") {
             let text = String::from_utf8_lossy(&bytes);
-            if let Ok(doc) = roxmltree::Document::parse(text.trim_start_matches('\u{feff}')) {
+            if let Ok(doc) = crate::xml::parse(&text) {
                 for e in doc.descendants().filter(|e| e.has_tag_name("entry")) {
                     if let (Some(n), Some(v)) = (e.attribute("name"), e.attribute("value")) {
                         entries.insert(n.to_lowercase(), v.to_string());
@@ -276,8 +276,7 @@ impl ComponentIndex {
             .ok_or_else(|| format!("{value}.xml is not in the game view"))?;
         let bytes = view.read(&xml_path).map_err(|e| e.to_string())?;
         let text = String::from_utf8_lossy(&bytes);
-        let doc = roxmltree::Document::parse(text.trim_start_matches('\u{feff}'))
-            .map_err(|e| format!("{xml_path}: {e}"))?;
+        let doc = crate::xml::parse(&text).map_err(|e| format!("{xml_path}: {e}"))?;
         let geometry = doc
             .descendants()
             .find(|e| e.has_tag_name("source"))
@@ -401,7 +400,7 @@ pub fn files_read(view: &GameView, xml_path: &str) -> Vec<String> {
         return out;
     }
     let text = String::from_utf8_lossy(&bytes);
-    let Ok(doc) = roxmltree::Document::parse(&text) else {
+    let Ok(doc) = crate::xml::parse(&text) else {
         return out;
     };
     let comp = doc
@@ -431,8 +430,8 @@ pub fn to_scene_in(view: &GameView, xml_path: &str, label: &Path) -> Result<(Sce
             "the XML is not UTF-8 text",
         )
     })?;
-    let doc = roxmltree::Document::parse(text)
-        .map_err(|e| invalid_xml(xml, 0, "components", format!("not well-formed XML: {e}")))?;
+    let doc =
+        crate::xml::parse(text).map_err(|e| invalid_xml(xml, 0, "components", e.to_string()))?;
     let mut warnings = Vec::new();
     let root_el = doc.root_element();
     if !root_el.has_tag_name("components") {

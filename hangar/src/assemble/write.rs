@@ -394,7 +394,7 @@ fn patch_offsets(
     added: &[usize],
     warnings: &mut Vec<Warning>,
 ) -> Result<String> {
-    let doc = roxmltree::Document::parse(xml).map_err(|e| {
+    let doc = crate::xml::parse(xml).map_err(|e| {
         Error::new(
             ErrorKind::Invalid,
             None,

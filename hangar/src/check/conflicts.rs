@@ -3,7 +3,9 @@
 //! additions), a file two of them both provide that the game does not merge (an XML file that
 //! is not a `<diff>` patch, `content.xml`, `index/` or `t/`), a `t` page id two of them fill with
 //! different texts, and with the game, a node of a game file that two patches both change. The
-//! extension loaded last wins, silently: this is where a player learns which.
+//! extension loaded last wins, silently: this is where a player learns which. An XML file that
+//! does not read is named too (kind `unreadable`): what it defines cannot be compared, so a
+//! conflict it holds would otherwise be missed without a word.
 
 use super::xml;
 use crate::error::Result;
@@ -16,7 +18,8 @@ use std::path::{Path, PathBuf};
 /// One thing two or more extensions both define.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Conflict {
-    /// `component`, `macro`, `ware`, `file`, `text` or `patch`.
+    /// `component`, `macro`, `ware`, `file`, `text` or `patch`; `unreadable` for an XML file
+    /// that does not read (its definitions are not compared; `message` says why).
     pub kind: String,
     /// The id (lower case), or the file's path in the game's layout (lower case, `/`); for a
     /// text `{page,id}` of a language file, for a patch the game file and the node.
@@ -40,6 +43,8 @@ struct Ext {
     texts: BTreeMap<(String, String, String), (String, String)>,
     /// Game paths of its `<diff>` patches -> the file.
     patches: BTreeMap<String, String>,
+    /// XML files that did not read: (the file, why).
+    unreadable: Vec<(String, String)>,
 }
 
 /// The conflicts among the extensions in `dirs` (with `game`, also between their patches of
@@ -98,6 +103,20 @@ pub fn find_in_files(files: Vec<(String, SharedSource)>) -> Result<(Vec<String>,
 /// files).
 fn among(exts: Vec<Ext>, game: Option<&GameView>) -> Vec<Conflict> {
     let mut out = Vec::new();
+    for e in &exts {
+        for (file, why) in &e.unreadable {
+            out.push(Conflict {
+                kind: "unreadable".into(),
+                name: file.to_ascii_lowercase().replace('\\', "/"),
+                mods: vec![e.folder.clone()],
+                files: vec![format!("{}/{file}", e.folder)],
+                message: format!(
+                    "{}/{file} does not read ({why}): what it defines is not compared",
+                    e.folder
+                ),
+            });
+        }
+    }
     // Definitions and whole files.
     let mut by_def: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     for (i, e) in exts.iter().enumerate() {
@@ -238,6 +257,7 @@ fn read_view(folder: String, view: GameView, entries: Vec<(String, String)>) -> 
         defs: BTreeMap::new(),
         texts: BTreeMap::new(),
         patches: BTreeMap::new(),
+        unreadable: Vec::new(),
     };
     // Loose files only: a catalog's are the mod's own business until the game mounts it, and
     // its index and libraries are read the same way through it.
@@ -245,13 +265,28 @@ fn read_view(folder: String, view: GameView, entries: Vec<(String, String)>) -> 
         if !norm.ends_with(".xml") {
             continue;
         }
-        let Some(Ok(bytes)) = e.view.get(&norm) else {
-            continue;
+        let bytes = match e.view.get(&norm) {
+            Some(Ok(bytes)) => bytes,
+            Some(Err(err)) => {
+                e.unreadable.push((shown, err.to_string()));
+                continue;
+            }
+            None => continue,
         };
-        let Ok(text) = xml::text(&bytes) else {
-            continue;
+        let text = match xml::text(&bytes) {
+            Ok(text) => text,
+            Err(r) => {
+                e.unreadable.push((shown, r.to_string()));
+                continue;
+            }
         };
-        let Ok(doc) = xml::parse(&text) else { continue };
+        let doc = match xml::parse(&text) {
+            Ok(doc) => doc,
+            Err(r) => {
+                e.unreadable.push((shown, r.to_string()));
+                continue;
+            }
+        };
         let root = doc.root_element();
         if norm == "content.xml" {
             if let Some(id) = root.attribute("id") {
@@ -325,8 +360,21 @@ fn patch_conflicts(exts: &[Ext], game: &GameView) -> Vec<Conflict> {
         let Some(Ok(bytes)) = game.get(path) else {
             continue;
         };
-        let Ok(base) = xmlpatch::read(&bytes) else {
-            continue;
+        let base = match xmlpatch::read(&bytes) {
+            Ok(base) => base,
+            Err(err) => {
+                out.push(Conflict {
+                    kind: "unreadable".into(),
+                    name: path.to_string(),
+                    mods: Vec::new(),
+                    files: vec![format!("game/{path}")],
+                    message: format!(
+                        "the game's {path} does not read ({}): the patches of it are not compared",
+                        err.message
+                    ),
+                });
+                continue;
+            }
         };
         // Each extension's patch applied alone to the game's file: the nodes of that file it
         // replaces or removes.

@@ -66,8 +66,12 @@ impl Found {
 
 /// An extension the mod depends on, found beside it.
 pub struct Dependency {
-    /// Its folder name and content id, lower case.
+    /// Its folder name and content id, lower case (the names its files are read under).
     pub names: Vec<String>,
+    /// Its folder's name, lower case.
+    pub folder: String,
+    /// Its content id as written (`None` without one: the folder name stands in).
+    pub id: Option<String>,
     pub files: ModFiles,
 }
 
@@ -437,16 +441,17 @@ fn beside(dir: &Path, ids: &[String]) -> Vec<Dependency> {
         let Ok(files) = ModFiles::open(&path) else {
             continue;
         };
-        let id = content_of(&files)
-            .and_then(|c| c.0)
-            .map(|i| i.to_lowercase());
+        let written = (content_of(&files).and_then(|c| c.0)).filter(|i| !i.trim().is_empty());
+        let id = written.as_ref().map(|i| i.to_lowercase());
         if named
             || id
                 .as_ref()
                 .is_some_and(|i| ids.iter().any(|x| x.to_lowercase() == *i))
         {
             out.push(Dependency {
-                names: std::iter::once(folder).chain(id).collect(),
+                names: std::iter::once(folder.clone()).chain(id).collect(),
+                folder,
+                id: written,
                 files,
             });
         }

@@ -137,8 +137,15 @@ fn content(w: &World, files: &[super::files::ModFile], parsed: &[Parsed<'_>], ou
         return;
     }
     if root.attribute("id").is_none_or(|i| i.trim().is_empty()) {
-        let msg = "no id: the game names the extension (and its saves) by it";
-        out.push(Finding::error("content", msg), file, p.line(root));
+        // The game loads it under its folder's name; other extensions' dependencies and save
+        // games name an extension by its id, so a folder renamed on install breaks both.
+        let msg = format!(
+            "no id: the folder name ({}) stands in for it; other extensions' <dependency id> \
+             and save games name an extension by its id, so give it one that stays when the \
+             folder is renamed",
+            w.files.folder
+        );
+        out.push(Finding::warning("content", msg), file, p.line(root));
     }
     match root.attribute("version") {
         None => out.push(
@@ -164,8 +171,23 @@ fn content(w: &World, files: &[super::files::ModFile], parsed: &[Parsed<'_>], ou
             continue;
         };
         let low = id.to_lowercase();
-        let found = if w.deps.iter().any(|x| x.names.contains(&low)) {
+        // The game finds a dependency by the other extension's content id (the folder name
+        // only for one without an id).
+        let by_id = |x: &world::Dependency| {
+            x.id.as_ref()
+                .map_or(x.folder == low, |i| i.to_lowercase() == low)
+        };
+        let by_folder_only = w.deps.iter().find(|x| !by_id(x) && x.folder == low);
+        let found = if w.deps.iter().any(by_id) {
             Found::Mod(world_place(&low))
+        } else if let Some(x) = by_folder_only {
+            Found::Refused(format!(
+                "{id:?} is the folder name of the extension beside this mod whose content id is \
+                 {:?}; the game finds a dependency by content id and would not find this one: \
+                 write <dependency id=\"{}\">",
+                x.id.as_deref().unwrap_or_default(),
+                x.id.as_deref().unwrap_or_default()
+            ))
         } else if w.game.is_some() && game_exts.contains(&low) {
             Found::Game(world_place(&low))
         } else if w.game.is_some() {
@@ -809,7 +831,7 @@ mod tests {
         assert_eq!(text_ref(" { 1001 , 2 } "), Some((1001, 2)));
         assert_eq!(text_ref("{a,b}"), None);
         assert_eq!(text_ref("plain"), None);
-        let doc = roxmltree::Document::parse(
+        let doc = crate::xml::parse(
             r#"<diff><add sel="/language/page[@id='5']"><t id="7">x</t></add><add sel="/language"><page id="9"><t id="1"/></page></add></diff>"#,
         )
         .unwrap();

@@ -29,7 +29,8 @@ impl ReadAt for Sliced {
 
 /// An archive's files as a layer.
 pub struct ArchiveLayer {
-    archive: Archive,
+    // Boxed: the tables and names would make every layer as large as this one.
+    archive: Box<Archive>,
     src: Box<dyn ReadAt>,
     /// The archive as messages name it.
     label: String,
@@ -41,7 +42,7 @@ impl ArchiveLayer {
         let bytes = crate::io::read_input(path)?;
         let archive = Archive::from_source(&bytes).map_err(|e| e.in_file(path))?;
         Ok(ArchiveLayer {
-            archive,
+            archive: Box::new(archive),
             src: Box::new(bytes),
             label: path.display().to_string(),
         })
@@ -52,7 +53,7 @@ impl ArchiveLayer {
         let src = Sliced(src);
         let archive = Archive::from_source(&src).map_err(|e| e.in_file(Path::new(label)))?;
         Ok(ArchiveLayer {
-            archive,
+            archive: Box::new(archive),
             src: Box::new(src),
             label: label.to_string(),
         })

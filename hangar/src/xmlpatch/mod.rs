@@ -243,26 +243,12 @@ pub fn read(bytes: &[u8]) -> Result<Doc> {
         Error::new(ErrorKind::Invalid, None, "", format!("{at}{message}"))
     };
     let text = decode(bytes).map_err(|r| refused(r.line, r.message))?;
-    if let Some(line) = crate::check::xml::too_deep(&text) {
-        return Err(refused(
-            Some(line),
-            format!(
-                "elements nested deeper than {} levels: refused",
-                crate::check::xml::MAX_DEPTH
-            ),
-        ));
-    }
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        nodes_limit: 8_000_000,
-    };
-    let doc = roxmltree::Document::parse_with_options(&text, options)
-        .map_err(|e| refused(Some(e.pos().row), format!("not well-formed XML: {e}")))?;
+    let doc = crate::xml::parse(&text).map_err(|r| refused(r.line, r.message))?;
     Ok(Doc::from_roxml(&doc))
 }
 
 /// The text of an XML file as its bytes and declaration say.
-fn decode(bytes: &[u8]) -> std::result::Result<String, crate::check::xml::Refused> {
+fn decode(bytes: &[u8]) -> std::result::Result<String, crate::xml::Refused> {
     let utf16 = |le: bool, b: &[u8]| {
         let units: Vec<u16> = b
             .chunks_exact(2)
@@ -274,8 +260,8 @@ fn decode(bytes: &[u8]) -> std::result::Result<String, crate::check::xml::Refuse
             .collect();
         String::from_utf16_lossy(&units)
     };
-    if bytes.len() > crate::check::xml::MAX_BYTES {
-        return crate::check::xml::text(bytes);
+    if bytes.len() > crate::xml::MAX_BYTES {
+        return crate::xml::text(bytes);
     }
     if let Some(b) = bytes.strip_prefix(b"\xff\xfe") {
         return Ok(strip_declaration_encoding(utf16(true, b)));
@@ -297,7 +283,7 @@ fn decode(bytes: &[u8]) -> std::result::Result<String, crate::check::xml::Refuse
     if declared && std::str::from_utf8(bytes).is_err() {
         return Ok(bytes.iter().map(|&b| char::from(b)).collect());
     }
-    crate::check::xml::text(bytes)
+    crate::xml::text(bytes)
 }
 
 /// A UTF-16 file's text: its declaration's `encoding` no longer says what the text is in.

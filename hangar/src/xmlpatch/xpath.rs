@@ -532,7 +532,7 @@ mod tests {
 <ware id="b"><production method="omicron"/><production method="default"/></ware><n>5</n></wares>"#;
 
     fn n(sel: &str) -> R<usize> {
-        let doc = roxmltree::Document::parse(WARES).unwrap();
+        let doc = crate::xml::parse(WARES).unwrap();
         count(&Doc::from_roxml(&doc), sel)
     }
 

@@ -641,8 +641,8 @@ fn dense<T>(v: Vec<Option<T>>, what: &str) -> Result<Vec<T>> {
 
 /// Builds a .bgf from the readable XML form; the memory counts are computed from the content.
 pub fn from_xml(text: &str) -> Result<Bgf> {
-    let doc = roxmltree::Document::parse(text)
-        .map_err(|e| Error::invalid(0, "presentation", format!("not well-formed XML: {e}")))?;
+    let doc =
+        crate::xml::parse(text).map_err(|r| Error::invalid(0, "presentation", r.to_string()))?;
     let root = doc.root_element();
     if !root.has_tag_name("presentation") {
         return Err(xerr(root, "the root element is not <presentation>"));

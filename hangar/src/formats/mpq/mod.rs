@@ -2,7 +2,15 @@
 //! a header, an encrypted hash table (a file's name hashed three ways finds its slot), an
 //! encrypted block table (where each file lies, its sizes and flags), and the files, each stored
 //! whole or in sectors of `512 << sector_shift` bytes, every sector compressed on its own (zlib,
-//! bzip2) or stored as it is. A `(listfile)` names the files with `\` separators.
+//! bzip2, either after Blizzard's sparse coding of zero runs) or stored as it is. A `(listfile)`
+//! names the files with `\` separators.
+//!
+//! A file's size is what its block declares; no ratio to its stored bytes bounds it (a 512 KiB
+//! terrain layer of zeros is stored in 54 bytes of bzip2, FORMAT-NOTES "MPQ compression ratios").
+//! What bounds it is the archive's own structure (a sectored file's offset table, each sector at
+//! most a sector) and one limit on what a call may inflate, [`max_inflate`]: a read of one file,
+//! a whole extraction or verification together (files stored as they are do not count). A file
+//! past it is refused before anything is allocated or written for it.
 //!
 //! Reading goes through [`ReadAt`] (a mapped file, a browser's `File` read in slices): opening
 //! reads the header and the two tables, and a file's bytes are read when asked for. Format 4
@@ -35,6 +43,24 @@ pub fn open(path: &std::path::Path) -> Result<Opened> {
         .in_file(path));
     }
     read::open(path)
+}
+
+/// The most bytes one call inflates by default (2 GiB): a read of one file, or the compressed files
+/// of one extraction or verification together. StarCraft II maps and mods hold far less.
+pub const DEFAULT_MAX_INFLATE: u64 = 2 << 30;
+
+static MAX_INFLATE: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_MAX_INFLATE);
+
+/// The inflate limit of the archives opened from now on (`hangar --max-inflate`); each
+/// [`Archive`] keeps its own in `max_inflate`, which a caller may also set.
+pub fn set_max_inflate(bytes: u64) {
+    MAX_INFLATE.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The inflate limit archives are opened with ([`DEFAULT_MAX_INFLATE`] unless set).
+pub fn max_inflate() -> u64 {
+    MAX_INFLATE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// `MPQ\x1a`: the archive header.

@@ -1,6 +1,7 @@
 //! Reading an archive: the header, the two tables, the `(listfile)`, then files on demand. Every
 //! offset and size read from the archive is checked against its length before anything is read or
-//! allocated; a file's bytes never grow past the size its block claims.
+//! allocated; a file's bytes never grow past the size its block claims, and a call never inflates
+//! more than the archive's `max_inflate` (see the module's notes: no ratio bounds a size).
 
 use super::*;
 use crate::error::Warning;
@@ -9,9 +10,10 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// zlib cannot expand data by more than about 1032:1 (bzip2 rarely does better on real files): a
-/// block that claims more is refused before anything is allocated.
-const MAX_RATIO: u64 = 1032;
+/// Room made at first for a stream's output, per byte stored (zlib's ceiling, about 1032:1);
+/// a stream that gives more (bzip2's runs of zeros) is given more room as it goes, up to its
+/// declared size. Not a bound: a guess that spares growing the buffer for most files.
+const FIRST_ROOM: usize = 1032;
 
 /// A file of the archive the `(listfile)` names (or one of the archive's own files).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -42,6 +44,9 @@ pub struct Archive {
     /// Files in the block table that no name leads to.
     pub unnamed: usize,
     pub warnings: Vec<Warning>,
+    /// The most bytes one call inflates ([`super::max_inflate`] when opened): a file declaring
+    /// more is refused before anything is allocated for it.
+    pub max_inflate: u64,
 }
 
 fn le32(b: &[u8], at: usize) -> u32 {
@@ -66,6 +71,7 @@ impl Archive {
         let mut a = Archive {
             header,
             len,
+            max_inflate: super::max_inflate(),
             ..Archive::default()
         };
         a.hashes = a.read_hash_table(src)?;
@@ -99,13 +105,17 @@ impl Archive {
         let mut data = src.read_at(at, n)?.into_owned();
         decrypt(&mut data, key);
         if stored < full {
-            // No compressor packs a table tighter than this: a claimed size past it is refused before
-            // anything is allocated for it.
-            if full > stored.saturating_mul(MAX_RATIO) {
-                return Err(Error::invalid(
-                    at,
+            // A table is inflated like a file: within the limit, before anything is allocated.
+            if full > self.max_inflate {
+                return Err(Error::new(
+                    ErrorKind::Refused,
+                    Some(at),
                     what,
-                    format!("{entries} entries ({full} bytes) cannot be packed into the {stored} bytes stored"),
+                    format!(
+                        "{entries} entries ({full} bytes, from {stored} stored) are past the {} bytes \
+                         a call may inflate (--max-inflate); refused",
+                        self.max_inflate
+                    ),
                 ));
             }
             let full = usize::try_from(full).map_err(|_| past_end(at, full, self.len, what))?;
@@ -440,7 +450,8 @@ fn put(buf: &mut Vec<u8>, pos: usize, bytes: &[u8]) {
 }
 
 /// `data` (a compression byte, then the stream) decompressed into `buf` at `pos`, at most
-/// `expected` bytes: how many. `what` names the piece in an error.
+/// `expected` bytes: how many. `what` names the piece in an error. The byte is a mask of the
+/// compressions applied, undone in Storm's order (bzip2 or zlib first, sparse last).
 fn decompress_into(
     data: &[u8],
     expected: usize,
@@ -457,42 +468,22 @@ fn decompress_into(
         put(buf, pos, data);
         return Ok(data.len());
     }
-    let ratio = usize::try_from(MAX_RATIO).unwrap_or(usize::MAX);
-    // One byte more than expected: a stream that fills it unpacks past its size.
-    let room = expected
-        .min(data.len().saturating_mul(ratio))
-        .saturating_add(1);
-    grow(buf, pos + room);
-    let dst = buf.get_mut(pos..pos + room).unwrap_or_default();
     let done = match kind {
-        0x02 => match inflate_fast(body, dst) {
-            Some(n) => Ok(n),
-            None => {
-                use flate2::{Decompress, FlushDecompress, Status};
-                let mut z = Decompress::new(true);
-                match z.decompress(body, dst, FlushDecompress::Finish) {
-                    Ok(Status::StreamEnd) => Ok(z.total_out() as usize),
-                    Ok(_) => {
-                        Err("the zlib stream ends early or inflates past the size".to_string())
-                    }
-                    Err(e) => Err(format!("zlib: {e}")),
-                }
-            }
-        },
-        0x10 => {
-            let mut z = bzip2::Decompress::new(false);
-            match z.decompress(body, dst) {
-                Ok(bzip2::Status::StreamEnd) => Ok(z.total_out() as usize),
-                Ok(_) => Err("the bzip2 stream ends early or unpacks past the size".to_string()),
-                Err(e) => Err(format!("bzip2: {e}")),
-            }
+        ZLIB | BZIP2 => unpack(kind, body, expected, buf, pos),
+        SPARSE => unsparse(body, expected, buf, pos),
+        k if k == SPARSE | ZLIB || k == SPARSE | BZIP2 => {
+            // Sparse coding adds a 4-byte size and a byte each 128 at worst.
+            let coded = expected.saturating_add(expected / 128).saturating_add(8);
+            let mut mid = Vec::new();
+            unpack(k & !SPARSE, body, coded, &mut mid, 0)
+                .and_then(|n| unsparse(mid.get(..n).unwrap_or_default(), expected, buf, pos))
         }
         k => Err(format!(
-            "compression 0x{k:02x} ({}) is not read by hangar (zlib 0x02 and bzip2 0x10 are)",
+            "compression 0x{k:02x} ({}) is not read by hangar (zlib 0x02, bzip2 0x10, sparse \
+             0x20 and sparse with either are)",
             match k {
                 0x08 => "PKWARE implode",
                 0x12 => "LZMA",
-                0x20 | 0x22 | 0x30 => "sparse",
                 0x01 | 0x40 | 0x80 | 0x41 | 0x81 | 0x48 | 0x88 => "Huffman/ADPCM audio",
                 _ => "unknown",
             }
@@ -507,6 +498,123 @@ fn decompress_into(
         ));
     }
     Ok(n)
+}
+
+/// The compression bits of a sector's first byte.
+const ZLIB: u8 = 0x02;
+const BZIP2: u8 = 0x10;
+const SPARSE: u8 = 0x20;
+
+/// A zlib or bzip2 stream into `buf` at `pos`: how many bytes it gave, at most `expected` + 1
+/// (one more than expected: a stream that fills it unpacks past its size). The buffer grows as
+/// the stream gives, so a stream that claims much and gives little costs little.
+fn unpack(
+    kind: u8,
+    body: &[u8],
+    expected: usize,
+    buf: &mut Vec<u8>,
+    pos: usize,
+) -> std::result::Result<usize, String> {
+    let room = expected.saturating_add(1);
+    let mut have = room.min(body.len().saturating_mul(FIRST_ROOM).max(64 << 10));
+    grow(buf, pos + have);
+    if kind == ZLIB && have == room {
+        if let Some(n) = inflate_fast(body, buf.get_mut(pos..pos + room).unwrap_or_default()) {
+            return Ok(n);
+        }
+    }
+    enum Stream {
+        Zlib(flate2::Decompress),
+        Bzip2(bzip2::Decompress),
+    }
+    let mut z = if kind == ZLIB {
+        Stream::Zlib(flate2::Decompress::new(true))
+    } else {
+        Stream::Bzip2(bzip2::Decompress::new(false))
+    };
+    let name = if kind == ZLIB { "zlib" } else { "bzip2" };
+    let (mut read, mut out) = (0usize, 0usize);
+    loop {
+        let input = body.get(read..).unwrap_or_default();
+        let dst = buf.get_mut(pos + out..pos + have).unwrap_or_default();
+        let (ended, took, gave) = match &mut z {
+            Stream::Zlib(d) => {
+                let (i, o) = (d.total_in(), d.total_out());
+                let st = d
+                    .decompress(input, dst, flate2::FlushDecompress::None)
+                    .map_err(|e| format!("zlib: {e}"))?;
+                let ended = st == flate2::Status::StreamEnd;
+                (ended, d.total_in() - i, d.total_out() - o)
+            }
+            Stream::Bzip2(d) => {
+                let (i, o) = (d.total_in(), d.total_out());
+                let st = d
+                    .decompress(input, dst)
+                    .map_err(|e| format!("bzip2: {e}"))?;
+                let ended = st == bzip2::Status::StreamEnd;
+                (ended, d.total_in() - i, d.total_out() - o)
+            }
+        };
+        read += took as usize;
+        out += gave as usize;
+        if ended {
+            return Ok(out);
+        }
+        if out >= room {
+            return Err(format!(
+                "the {name} stream unpacks past the {expected} bytes declared"
+            ));
+        }
+        if out == have {
+            have = room.min(have.saturating_mul(2));
+            grow(buf, pos + have);
+        } else if took == 0 && gave == 0 {
+            return Err(format!(
+                "the {name} stream ends early ({out} of {expected} bytes)"
+            ));
+        }
+    }
+}
+
+/// Blizzard's sparse coding undone: a big-endian 32-bit size, then runs: a byte with the high bit
+/// set is followed by (low bits + 1) bytes as they are, one without it stands for (it + 3) zeros.
+fn unsparse(
+    body: &[u8],
+    expected: usize,
+    buf: &mut Vec<u8>,
+    pos: usize,
+) -> std::result::Result<usize, String> {
+    let (size, mut rest) = match body {
+        [a, b, c, d, rest @ ..] => (u32::from_be_bytes([*a, *b, *c, *d]) as usize, rest),
+        _ => return Err("a sparse stream shorter than its 4-byte size".into()),
+    };
+    if size > expected {
+        return Err(format!(
+            "the sparse stream declares {size} bytes, more than the {expected} it holds"
+        ));
+    }
+    grow(buf, pos + size);
+    let mut out = 0usize;
+    while let Some((&c, tail)) = rest.split_first() {
+        let left = size - out;
+        if c & 0x80 != 0 {
+            let n = usize::from(c & 0x7F) + 1;
+            let run = tail
+                .get(..n)
+                .ok_or("a sparse run of bytes runs past the stream's end")?;
+            put(buf, pos + out, run.get(..n.min(left)).unwrap_or_default());
+            out += n.min(left);
+            rest = tail.get(n..).unwrap_or_default();
+        } else {
+            let n = (usize::from(c) + 3).min(left);
+            if let Some(z) = buf.get_mut(pos + out..pos + out + n) {
+                z.fill(0);
+            }
+            out += n;
+            rest = tail;
+        }
+    }
+    Ok(out)
 }
 
 /// A whole zlib stream into `out` with libdeflate (1.3-1.7x faster than streaming zlib, see
@@ -581,11 +689,8 @@ fn read_file<'a>(
     }
     let size = b.size as usize;
     let compressed = b.flags & FILE_COMPRESS != 0;
-    if u64::from(b.size) > csize.saturating_mul(if compressed { MAX_RATIO } else { 1 }) + 64 {
-        return Err(bad(format!(
-            "claims {} bytes from {csize} stored: more than any compression gives; refused",
-            b.size
-        )));
+    if inflated(&b) > a.max_inflate {
+        return Err(past_limit(at, &b, a.max_inflate, "a call may inflate"));
     }
     let sector = a.header.sector_size().unwrap_or(4096);
     let encrypted = b.flags & FILE_ENCRYPTED != 0;
@@ -635,11 +740,9 @@ fn read_file<'a>(
     let offsets: Vec<usize> = (0..=sectors)
         .map(|i| le32(&table, i * 4) as usize)
         .collect();
-    // The whole file's room at once (within what its stored bytes can hold), not a sector's at a time.
-    grow(
-        buf,
-        size.min(stored.len().saturating_mul(MAX_RATIO as usize)),
-    );
+    // The whole file's room at once (within what its stored bytes usually give), not a sector's
+    // at a time; a sector that gives more grows it.
+    grow(buf, size.min(stored.len().saturating_mul(FIRST_ROOM)));
     let mut n = 0usize;
     for i in 0..sectors {
         let (s, t) = (
@@ -675,6 +778,64 @@ fn read_file<'a>(
         }
     }
     Ok(Got::Buf(n))
+}
+
+/// The bytes reading `b` inflates: its declared size when compressed, none when stored as it is
+/// (its bytes are in the archive already).
+fn inflated(b: &Block) -> u64 {
+    if b.flags & (FILE_COMPRESS | FILE_IMPLODE) != 0 && b.size > b.compressed_size {
+        u64::from(b.size)
+    } else {
+        0
+    }
+}
+
+/// The refusal of a file whose declared size is past the inflate `limit` (`what` says whose).
+fn past_limit(at: u64, b: &Block, limit: u64, what: &str) -> Error {
+    Error::new(
+        ErrorKind::Refused,
+        Some(at),
+        "",
+        format!(
+            "declares {} bytes from {} stored at byte {at}: past the {limit} bytes {what} \
+             (raise it with --max-inflate); refused, nothing written",
+            b.size, b.compressed_size
+        ),
+    )
+}
+
+/// What is left of an extraction's or verification's inflate limit: each compressed file takes
+/// its declared size before it is read.
+struct Budget(std::sync::atomic::AtomicU64);
+
+impl Budget {
+    fn new(limit: u64) -> Budget {
+        Budget(std::sync::atomic::AtomicU64::new(limit))
+    }
+
+    /// Takes `e`'s share, or the refusal naming the file when too little is left.
+    fn take(&self, o: &Opened, e: &Entry) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        let Some(b) = o.archive.blocks.get(e.block as usize) else {
+            return Ok(());
+        };
+        let want = inflated(b);
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(want)
+            })
+            .map(|_| ())
+            .map_err(|_| {
+                let mut err = past_limit(
+                    e.offset,
+                    b,
+                    o.archive.max_inflate,
+                    "one extraction or verification may inflate, the files read before it counted",
+                );
+                err.path = e.path.clone();
+                err.in_file(&o.path)
+            })
+    }
 }
 
 /// The first `len` bytes of `stored` (all of them when fewer): borrowed from the source when it
@@ -791,8 +952,9 @@ pub fn extract(
         .iter()
         .filter(|e| patterns.is_empty() || patterns.iter().any(|p| glob_matches(p, &e.path)))
         .collect();
+    let budget = Budget::new(o.archive.max_inflate);
     let results = each_entry(&chosen, |e, buf| {
-        let r = crate::formats::catalog::destination(dir, &e.path)
+        let r = (crate::formats::catalog::destination(dir, &e.path))
             .map_err(|why| {
                 Error::refused(
                     e.path.clone(),
@@ -800,6 +962,7 @@ pub fn extract(
                 )
                 .in_file(&o.path)
             })
+            .and_then(|dest| budget.take(o, e).map(|()| dest))
             .and_then(|dest| {
                 o.with_bytes(e, buf, |bytes, at| {
                     crate::io::write_output_made(&dest, |out| {
@@ -826,18 +989,21 @@ pub fn extract(
 /// number that could.
 pub fn verify(o: &Opened, progress: &(dyn Fn(u64) + Sync)) -> (usize, Vec<Error>) {
     let entries: Vec<&Entry> = o.archive.entries.iter().collect();
+    let budget = Budget::new(o.archive.max_inflate);
     let results: Vec<Result<()>> = each_entry(&entries, |e, buf| {
-        let r = o.with_bytes(e, buf, |b, _| {
-            if b.len() == e.size as usize {
-                Ok(())
-            } else {
-                Err(Error::invalid(
-                    e.offset,
-                    e.path.clone(),
-                    format!("reads as {} bytes, its block says {}", b.len(), e.size),
-                )
-                .in_file(&o.path))
-            }
+        let r = budget.take(o, e).and_then(|()| {
+            o.with_bytes(e, buf, |b, _| {
+                if b.len() == e.size as usize {
+                    Ok(())
+                } else {
+                    Err(Error::invalid(
+                        e.offset,
+                        e.path.clone(),
+                        format!("reads as {} bytes, its block says {}", b.len(), e.size),
+                    )
+                    .in_file(&o.path))
+                }
+            })
         });
         progress(u64::from(e.size));
         r

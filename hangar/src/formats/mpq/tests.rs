@@ -210,3 +210,200 @@ fn a_file_that_does_not_inflate_is_not_extracted() {
     assert_eq!(left, ["(listfile)", "ok.txt"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An archive laid out by hand, as Blizzard's tools store files the writer here does not:
+/// `files` are (name, flags, declared size, stored bytes), after them a `(listfile)` naming them.
+fn by_hand(files: &[(&str, u32, u32, Vec<u8>)]) -> Vec<u8> {
+    let listfile: String = files.iter().map(|f| format!("{}\r\n", f.0)).collect();
+    let mut all: Vec<(&str, u32, u32, Vec<u8>)> = files.to_vec();
+    all.push((
+        LISTFILE,
+        FILE_EXISTS | FILE_SINGLE_UNIT,
+        listfile.len() as u32,
+        listfile.into_bytes(),
+    ));
+    let mut out = vec![0u8; 32];
+    let mut blocks = Vec::new();
+    for (_, flags, size, data) in &all {
+        blocks.push((out.len() as u32, data.len() as u32, *size, *flags));
+        out.extend_from_slice(data);
+    }
+    let slots = (all.len() * 2).next_power_of_two();
+    let mut hashes = vec![0xFFu8; slots * 16];
+    for (i, (name, ..)) in all.iter().enumerate() {
+        let mut s = hash(name.as_bytes(), HashKind::Slot) as usize % slots;
+        while hashes[s * 16 + 12..s * 16 + 16] != [0xFF; 4] {
+            s = (s + 1) % slots;
+        }
+        let e = &mut hashes[s * 16..s * 16 + 16];
+        e[0..4].copy_from_slice(&hash(name.as_bytes(), HashKind::NameA).to_le_bytes());
+        e[4..8].copy_from_slice(&hash(name.as_bytes(), HashKind::NameB).to_le_bytes());
+        e[8..12].fill(0);
+        e[12..16].copy_from_slice(&(i as u32).to_le_bytes());
+    }
+    let mut table: Vec<u8> = blocks
+        .iter()
+        .flat_map(|b| [b.0, b.1, b.2, b.3].map(u32::to_le_bytes))
+        .flatten()
+        .collect();
+    encrypt(&mut hashes, hash_table_key());
+    encrypt(&mut table, block_table_key());
+    let hash_pos = out.len() as u32;
+    out.extend(hashes);
+    let block_pos = out.len() as u32;
+    out.extend(table);
+    let total = out.len() as u32;
+    let head = &mut out[..32];
+    head[..4].copy_from_slice(&MAGIC);
+    head[4..8].copy_from_slice(&32u32.to_le_bytes());
+    head[8..12].copy_from_slice(&total.to_le_bytes());
+    head[12..14].copy_from_slice(&0u16.to_le_bytes());
+    head[14..16].copy_from_slice(&3u16.to_le_bytes());
+    head[16..20].copy_from_slice(&hash_pos.to_le_bytes());
+    head[20..24].copy_from_slice(&block_pos.to_le_bytes());
+    head[24..28].copy_from_slice(&(slots as u32).to_le_bytes());
+    head[28..32].copy_from_slice(&(all.len() as u32).to_le_bytes());
+    out
+}
+
+fn bzip2_of(data: &[u8]) -> Vec<u8> {
+    let mut z = bzip2::write::BzEncoder::new(vec![0x10], bzip2::Compression::best());
+    std::io::Write::write_all(&mut z, data).unwrap();
+    z.finish().unwrap()
+}
+
+/// Blizzard's sparse coding: runs of 3 to 130 zeros as one byte, other bytes 1 to 128 at a time.
+fn sparse_of(data: &[u8]) -> Vec<u8> {
+    let mut out = (data.len() as u32).to_be_bytes().to_vec();
+    let mut i = 0;
+    while i < data.len() {
+        let zeros = data[i..].iter().take(130).take_while(|&&b| b == 0).count();
+        if zeros >= 3 {
+            out.push((zeros - 3) as u8);
+            i += zeros;
+        } else {
+            let n = (data.len() - i).min(128);
+            out.push(0x80 | (n - 1) as u8);
+            out.extend_from_slice(&data[i..i + n]);
+            i += n;
+        }
+    }
+    out
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hangar-mpq-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_mebibyte_of_zeros_in_bzip2_extracts_whole() {
+    // The real failure: a terrain layer of zeros packs far past zlib's ratio.
+    let zeros = vec![0u8; 1 << 20];
+    let packed = bzip2_of(&zeros);
+    assert!(packed.len() < 60, "{}", packed.len());
+    // Sparse coding then zlib, as Blizzard chains them (0x22).
+    let mut layer = vec![0u8; 70_000];
+    layer[1000..1010].copy_from_slice(b"0123456789");
+    layer[69_999] = 7;
+    let mut chained = flate2::write::ZlibEncoder::new(vec![0x22], flate2::Compression::best());
+    std::io::Write::write_all(&mut chained, &sparse_of(&layer)).unwrap();
+    let chained = chained.finish().unwrap();
+    let single = FILE_EXISTS | FILE_COMPRESS | FILE_SINGLE_UNIT;
+    let bytes = by_hand(&[
+        (
+            "PaintedPathingLayer",
+            single,
+            zeros.len() as u32,
+            packed.clone(),
+        ),
+        ("t3TextureMasks", single, layer.len() as u32, chained),
+    ]);
+    let dir = scratch("zeros");
+    let path = dir.join("x.SC2Map");
+    std::fs::write(&path, &bytes).unwrap();
+    let o = open(&path).unwrap();
+    let e = o.archive.find("paintedpathinglayer").unwrap();
+    assert_eq!((e.size, e.compressed_size), (1 << 20, packed.len() as u32));
+    assert_eq!(o.read(&e).unwrap(), zeros);
+    let x = extract(&o, &dir.join("out"), &[], &|_| {});
+    assert!(x.failed.is_empty(), "{:?}", x.failed);
+    assert_eq!(x.written, 3);
+    let got = std::fs::read(dir.join("out/PaintedPathingLayer")).unwrap();
+    assert_eq!(got, zeros);
+    assert_eq!(
+        std::fs::read(dir.join("out/t3TextureMasks")).unwrap(),
+        layer
+    );
+    let (read, bad) = verify(&o, &|_| {});
+    assert_eq!((read, bad.len()), (3, 0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_file_declaring_4_gib_is_refused_and_nothing_written() {
+    let packed = bzip2_of(&[0u8; 4096]);
+    let single = FILE_EXISTS | FILE_COMPRESS | FILE_SINGLE_UNIT;
+    let bytes = by_hand(&[
+        ("bomb.bin", single, u32::MAX, packed.clone()),
+        ("ok.bin", single, 4096, packed.clone()),
+    ]);
+    let dir = scratch("bomb");
+    let path = dir.join("x.SC2Map");
+    std::fs::write(&path, &bytes).unwrap();
+    let o = open(&path).unwrap();
+    let e = o.archive.find("bomb.bin").unwrap();
+    let err = o.read(&e).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Refused);
+    assert_eq!(err.offset, Some(32));
+    let msg = err.to_string();
+    for part in [
+        "x.SC2Map",
+        "bomb.bin",
+        "declares 4294967295 bytes",
+        &format!("from {} stored at byte 32", packed.len()),
+        "past the 2147483648 bytes",
+        "--max-inflate",
+    ] {
+        assert!(msg.contains(part), "{part:?} in {msg}");
+    }
+    let x = extract(&o, &dir.join("out"), &[], &|_| {});
+    assert_eq!((x.written, x.failed.len()), (2, 1));
+    assert!(x.failed[0].to_string().contains("bomb.bin"));
+    assert!(!dir.join("out/bomb.bin").exists());
+    assert_eq!(std::fs::read(dir.join("out/ok.bin")).unwrap(), [0u8; 4096]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_inflate_limit_bounds_a_whole_extraction() {
+    let zeros = vec![0u8; 1 << 20];
+    let packed = bzip2_of(&zeros);
+    let single = FILE_EXISTS | FILE_COMPRESS | FILE_SINGLE_UNIT;
+    let bytes = by_hand(&[
+        ("a.bin", single, 1 << 20, packed.clone()),
+        ("b.bin", single, 1 << 20, packed),
+    ]);
+    let dir = scratch("limit");
+    let path = dir.join("x.SC2Map");
+    std::fs::write(&path, &bytes).unwrap();
+    let mut o = open(&path).unwrap();
+    assert_eq!(o.archive.max_inflate, DEFAULT_MAX_INFLATE);
+    // Room for one of the two: the other is refused, named, and not written.
+    o.archive.max_inflate = 3 << 19;
+    let x = extract(&o, &dir.join("out"), &[], &|_| {});
+    assert_eq!((x.written, x.failed.len()), (2, 1), "{:?}", x.failed);
+    let why = x.failed[0].to_string();
+    assert!(
+        why.contains("past the 1572864 bytes one extraction or verification may inflate"),
+        "{why}"
+    );
+    let left = ["a.bin", "b.bin"].map(|f| dir.join("out").join(f).exists());
+    assert_eq!(left.iter().filter(|&&l| l).count(), 1);
+    // One file read alone fits.
+    let e = o.archive.find("b.bin").unwrap();
+    assert_eq!(o.read(&e).unwrap().len(), 1 << 20);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,7 +3,7 @@
 //! A mod's library is often a `<diff>` patch of the game's: it is applied onto whatever came before.
 
 use super::escaped;
-use crate::error::{Error, ErrorKind, Result, Warning};
+use crate::error::{Error, Result, Warning};
 use crate::model::Scene;
 use serde_json::{json, Map, Value};
 
@@ -35,18 +35,10 @@ pub struct Property {
 /// Deepest element nesting read; real libraries are five deep.
 const MAX_DEPTH: usize = 32;
 
-fn xml_error(e: roxmltree::Error) -> Error {
-    Error::new(
-        ErrorKind::Invalid,
-        None,
-        "material_library",
-        format!("not well-formed XML: {e}"),
-    )
-}
-
 /// `text` as XML, refused when nested deeper than any real library.
 fn parsed(text: &str) -> Result<roxmltree::Document<'_>> {
-    let doc = roxmltree::Document::parse(text).map_err(xml_error)?;
+    let doc = crate::xml::parse(text)
+        .map_err(|r| Error::invalid(0, "material_library", r.to_string()))?;
     if doc
         .root_element()
         .descendants()
@@ -401,6 +393,7 @@ pub fn with_material(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     fn new_material() -> Material {
         Material {
