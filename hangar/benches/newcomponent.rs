@@ -99,7 +99,7 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let template = ship.join("macros/arg_dropship_macro.xml");
-    let mut runs = |lods: u32| {
+    let runs = |lods: u32| {
         let (mut new, mut convert) = (Vec::new(), Vec::new());
         for k in 0..5 {
             let t = Instant::now();

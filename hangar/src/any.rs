@@ -101,7 +101,7 @@ fn open_inner<'a>(bytes: &'a [u8], path: &Path) -> Result<Opened<'a>> {
         Format::Unknown if bytes.is_empty() => Err(Error::new(
             ErrorKind::Truncated,
             Some(0),
-            "",
+            "magic",
             "the file is empty (0 bytes)",
         )),
         Format::Unknown => Err(Error::new(

@@ -533,8 +533,8 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
 }
 
 /// A CUBICSPLINE track (per key: in-tangent, value, out-tangent, `width` floats each) as linear
-/// keys on its curve: every key, and between keys 30 a second (at most 64 a segment); a rotation's
-/// quaternions normalised, as glTF asks.
+/// keys on its curve: every key, and between keys 30 a second (at most 64 a segment, 100,000 in
+/// all); a rotation's quaternions normalised, as glTF asks.
 fn hermite_samples(
     times: &[f32],
     values: &[f32],
@@ -545,33 +545,30 @@ fn hermite_samples(
         |k: usize, part: usize| values.get((k * 3 + part) * width..(k * 3 + part + 1) * width);
     let mut out_t = Vec::with_capacity(times.len());
     let mut out_v = Vec::with_capacity(times.len() * width);
-    let mut push = |t: f32, v: Vec<f32>| {
-        let v = if rotation {
-            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if n > 1e-12 {
-                v.iter().map(|x| x / n).collect()
-            } else {
-                v
-            }
+    let unit = |v: Vec<f32>| {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if rotation && n > 1e-12 {
+            v.iter().map(|x| x / n).collect()
         } else {
             v
-        };
-        out_t.push(t);
-        out_v.extend(v);
+        }
     };
     for k in 0..times.len() {
         let Some(p0) = key(k, 1) else { break };
-        push(times[k], p0.to_vec());
+        out_t.push(times[k]);
+        out_v.extend(unit(p0.to_vec()));
         let (Some(&t1), Some(m0), Some(m1), Some(p1)) =
             (times.get(k + 1), key(k, 2), key(k + 1, 0), key(k + 1, 1))
         else {
             continue;
         };
         let dt = t1 - times[k];
-        if !(dt > 0.0) || !dt.is_finite() {
+        if !dt.is_finite() || dt <= 0.0 {
             continue;
         }
-        let steps = ((dt * 30.0).ceil() as usize).clamp(1, 64);
+        // At most 100,000 samples more than the keys: the output stays linear in the input.
+        let room = (times.len() + 100_000).saturating_sub(out_t.len());
+        let steps = ((dt * 30.0).ceil() as usize).clamp(1, 64).min(room.max(1));
         for s in 1..steps {
             let u = s as f32 / steps as f32;
             let (u2, u3) = (u * u, u * u * u);
@@ -583,7 +580,8 @@ fn hermite_samples(
                         + (u3 - u2) * dt * m1[i]
                 })
                 .collect();
-            push(times[k] + dt * u, v);
+            out_t.push(times[k] + dt * u);
+            out_v.extend(unit(v));
         }
     }
     (out_t, out_v)

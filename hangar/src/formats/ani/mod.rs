@@ -786,7 +786,7 @@ fn rebuilt(
 
 /// A linear rotation track (quaternions, glTF's slerp between keys) with keys added where the
 /// game's linear angles would leave the slerp by more than a tenth of a degree (a turn about more
-/// than one axis): every 30th of a second of such a segment, 256 at most.
+/// than one axis): every 30th of a second of such a segment, 256 at most (100,000 in all).
 fn euler_safe(times: &[f32], values: &[f32]) -> (Vec<f32>, Vec<f32>) {
     let quat = |k: usize| {
         values
@@ -818,6 +818,10 @@ fn euler_safe(times: &[f32], values: &[f32]) -> (Vec<f32>, Vec<f32>) {
         };
         let off = |u: f32| at(u).angle_between(a.slerp(b, u));
         if off(0.5).max(off(0.25)).max(off(0.75)) <= 0.1f32.to_radians() {
+            continue;
+        }
+        // Bounded as a whole too: a track of many long segments adds at most 100,000 keys.
+        if out_t.len() >= times.len() + 100_000 {
             continue;
         }
         let steps = (((t1 - t0) * FPS).ceil() as usize).clamp(2, 256);
