@@ -10,7 +10,7 @@ hangar find \"Cerberus\" --game \"C:/Games/X4 Foundations\"\n  \
 hangar find \"osprey dropship\" --game extensions/dropships --json\n  \
 hangar find frigate_01 --game X4 --kind macro          # part of an id\n  \
 hangar find \"Cerberus\" --game X4 --game my_mod          # the game with a mod on top\n  \
-hangar find \"Energy Cells\" --game X4 --kind text --lang 49   # the t files' strings, German")]
+hangar find \"Energiezellen\" --game X4 --kind text --lang 49   # the t files' strings, German")]
 pub struct FindArgs {
     /// What to find: a name as the game shows it, or part of an id; case-insensitive, its words
     /// in any order ("dropship osprey" finds "Osprey Dropship").

@@ -199,7 +199,14 @@ fn summary() {
     let t = Instant::now();
     let first = hangar::find(&games, "Cerberus Class 8", &options(true)).unwrap();
     let made = t.elapsed().as_secs_f64();
-    let index = hangar::FindIndex::open(&games, 44, false).unwrap();
+    let index = hangar::FindIndex::open(
+        &games,
+        &hangar::FindOptions {
+            kind: Some(hangar::FoundKind::Text),
+            ..options(false)
+        },
+    )
+    .unwrap();
     let [m, c, w, tx] = index.counts();
     let query = |q: &str| -> (f64, usize) {
         let t = Instant::now();

@@ -46,13 +46,14 @@ fn cache_dir() -> Option<PathBuf> {
 }
 
 /// What decides whether a kept index of `dirs` still holds.
-pub fn signature(dirs: &[PathBuf], _views: &[GameView], lang: u32) -> Signature {
+pub fn signature(dirs: &[PathBuf], lang: u32, texts: bool) -> Signature {
     let canon: Vec<PathBuf> = dirs
         .iter()
         .map(|d| crate::io::canonical(d).unwrap_or_else(|_| d.clone()))
         .collect();
     let key = format!(
-        "lang {lang} {}",
+        "lang {lang}{} {}",
+        if texts { " texts" } else { "" },
         canon
             .iter()
             .map(|d| d.display().to_string())

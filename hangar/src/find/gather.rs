@@ -238,7 +238,7 @@ fn owner_of_path(owners: &[Owner], vi: usize, path: &str) -> Option<usize> {
 }
 
 /// Everything the views define, names resolved in the language `lang`.
-pub fn gather(views: &[GameView], lang: u32) -> (Vec<Item>, Vec<Item>) {
+pub fn gather(views: &[GameView], lang: u32, with_texts: bool) -> (Vec<Item>, Vec<Item>) {
     let mut owners = Vec::new();
     for (vi, v) in views.iter().enumerate() {
         owners.extend(owners_of(v, vi));
@@ -246,7 +246,7 @@ pub fn gather(views: &[GameView], lang: u32) -> (Vec<Item>, Vec<Item>) {
     let view_of = |o: &Owner| views.get(o.view);
 
     // Texts, stacked in load order: the language-neutral file, then the language's own.
-    let mut stack = Stack::new();
+    let mut stack = Stack::new(with_texts);
     for o in &owners {
         let Some(v) = view_of(o) else { continue };
         for path in text_files(v, &o.prefix, lang) {
@@ -413,7 +413,11 @@ pub fn gather(views: &[GameView], lang: u32) -> (Vec<Item>, Vec<Item>) {
     }
 
     items.extend(wares(views, &owners, &texts));
-    let text_items = text_items(&texts);
+    let text_items = if with_texts {
+        text_items(&texts)
+    } else {
+        Vec::new()
+    };
     (items, text_items)
 }
 

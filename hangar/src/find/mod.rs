@@ -102,27 +102,36 @@ pub struct Index {
 
 impl Index {
     /// The index of `views` (a game folder, extensions, loose files) stacked in this order,
-    /// names in the language `lang`.
-    pub fn of_views(views: &[GameView], lang: u32) -> Index {
-        let (items, texts) = gather::gather(views, lang);
+    /// names in the language `options.lang`; the texts themselves only when `options.kind` asks
+    /// for them (which text file wrote each is worked out then, file by file).
+    pub fn of_views(views: &[GameView], options: &FindOptions) -> Index {
+        let texts = options.kind == Some(Kind::Text);
+        let (items, texts) = gather::gather(views, options.lang, texts);
         Index { items, texts }
     }
 
     /// The index of the game, extension or catalog folders `dirs` (each refused when it holds
-    /// none of them), read from the cache when one was kept for the same files.
-    pub fn open(dirs: &[PathBuf], lang: u32, use_cache: bool) -> Result<Index> {
-        let views = dirs
-            .iter()
-            .map(|d| open_game(d))
-            .collect::<Result<Vec<_>>>()?;
-        if !use_cache {
-            return Ok(Index::of_views(&views, lang));
+    /// none of them), read from the cache (`options.cache`) when one was kept for the same files.
+    pub fn open(dirs: &[PathBuf], options: &FindOptions) -> Result<Index> {
+        let (lang, use_cache) = (options.lang, options.cache);
+        let texts = options.kind == Some(Kind::Text);
+        for d in dirs {
+            holds_a_game(d)?;
         }
-        let sig = cache::signature(dirs, &views, lang);
-        if let Some(index) = cache::load(&sig) {
+        // The kept index is checked against the files on disk before any catalog is opened:
+        // opening a whole game's catalogs costs more than reading the index.
+        let sig = use_cache.then(|| cache::signature(dirs, lang, texts));
+        if let Some(index) = sig.as_ref().and_then(cache::load) {
             return Ok(index);
         }
-        let index = Index::of_views(&views, lang);
+        let views = dirs
+            .iter()
+            .map(|d| GameView::open(d))
+            .collect::<Result<Vec<_>>>()?;
+        let index = Index::of_views(&views, options);
+        let Some(sig) = sig else {
+            return Ok(index);
+        };
         // A cache that cannot be written only costs the next run its speed.
         let _ = cache::store(&sig, &index, &views);
         Ok(index)
@@ -192,6 +201,13 @@ fn rank(item: &Item, q: &str, words: &[&str]) -> Option<u8> {
 /// A game folder, an extension folder (its loose files and catalogs), a folder of catalogs or one
 /// `.cat`, as a view; refused when it holds no game, extension or catalog.
 pub fn open_game(dir: &Path) -> Result<GameView> {
+    holds_a_game(dir)?;
+    GameView::open(dir)
+}
+
+/// Refuses a folder that holds no game, extension or catalog (looked at on disk: a content.xml,
+/// a catalog, or one of the game's top folders).
+fn holds_a_game(dir: &Path) -> Result<()> {
     if !dir.exists() {
         return Err(Error::new(
             ErrorKind::Io,
@@ -200,13 +216,14 @@ pub fn open_game(dir: &Path) -> Result<GameView> {
             format!("{}: no such folder", dir.display()),
         ));
     }
-    let view = GameView::open(dir)?;
-    let holds = ["content.xml"].iter().any(|f| view.exists(f))
-        || ["index", "libraries", "t", "extensions", "assets"]
-            .iter()
-            .any(|d| view.files(d).is_ok_and(|f| !f.is_empty()))
-        || !crate::vfs::catalogs_in(dir).is_empty()
-        || crate::io::has_ext(dir, "cat");
+    let has = |n: &str| crate::assemble::read::find_in(dir, n).is_some();
+    let holds = (dir.is_file() && crate::io::has_ext(dir, "cat"))
+        || (dir.is_dir()
+            && (has("content.xml")
+                || ["index", "libraries", "t", "extensions", "assets"]
+                    .iter()
+                    .any(|d| has(d))
+                || !crate::vfs::catalogs_in(dir).is_empty()));
     if !holds {
         return Err(Error::refused(
             "game",
@@ -216,7 +233,7 @@ pub fn open_game(dir: &Path) -> Result<GameView> {
             ),
         ));
     }
-    Ok(view)
+    Ok(())
 }
 
 fn refuse_empty(query: &str) -> Result<()> {
@@ -264,21 +281,21 @@ pub fn find(games: &[PathBuf], query: &str, options: &FindOptions) -> Result<Vec
             "no game named: give a game, extension or catalog folder",
         ));
     }
-    let index = Index::open(games, options.lang, options.cache)?;
+    let index = Index::open(games, options)?;
     Ok(index.search(query, options.kind))
 }
 
 /// [`find`] over views already open (the page's dropped folders, a test's bytes); no cache.
 pub fn find_in(views: &[GameView], query: &str, options: &FindOptions) -> Result<Vec<Found>> {
     refuse_empty(query)?;
-    Ok(Index::of_views(views, options.lang).search(query, options.kind))
+    Ok(Index::of_views(views, options).search(query, options.kind))
 }
 
 /// The id of the one macro of `view` the game shows as `name` (or whose id it is): a name shared
 /// by several macros is refused with the candidates listed (`--template "Cerberus Dropship"`).
 pub fn macro_by_name(view: &GameView, name: &str) -> Result<String> {
     refuse_empty(name)?;
-    let index = Index::of_views(std::slice::from_ref(view), 44);
+    let index = Index::of_views(std::slice::from_ref(view), &FindOptions::default());
     let found = index.search(name, Some(Kind::Macro));
     let q = name.trim().to_lowercase();
     let exact: Vec<&Found> = found

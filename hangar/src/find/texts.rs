@@ -28,17 +28,21 @@ pub struct Text {
     pub extension: Option<String>,
 }
 
-/// The language files stacked so far: one `<language>` document, each text's origin.
+/// The language files stacked so far: one `<language>` document, and when asked for, each
+/// text's origin (the stack's texts compared before and after each file).
 pub struct Stack {
     doc: Doc,
-    origin: HashMap<(u64, u64), (String, Option<String>)>,
+    origin: Option<HashMap<(u64, u64), Origin>>,
 }
 
+/// The file (path in the view) and extension a text was last written by.
+type Origin = (String, Option<String>);
+
 impl Stack {
-    pub fn new() -> Stack {
+    pub fn new(track_origin: bool) -> Stack {
         Stack {
             doc: super::empty_doc("language"),
-            origin: HashMap::new(),
+            origin: track_origin.then(HashMap::new),
         }
     }
 
@@ -52,10 +56,9 @@ impl Stack {
         let Some(root) = doc.root() else { return };
         let is_diff = doc.element(root).is_some_and(|e| e.name == "diff");
         // The first file needs no comparison: all it holds is its own.
-        let before = if self.origin.is_empty() {
-            HashMap::new()
-        } else {
-            self.keys()
+        let before = match &self.origin {
+            Some(o) if !o.is_empty() => self.keys(),
+            _ => HashMap::new(),
         };
         if is_diff {
             if let Ok(patch) = Patch::from_doc(doc) {
@@ -65,10 +68,14 @@ impl Stack {
             self.merge(&doc, root);
         }
         // What this file wrote or changed is its own.
-        for (key, text) in self.keys() {
-            if before.get(&key) != Some(&text) {
-                self.origin
-                    .insert(key, (file.to_string(), extension.map(str::to_string)));
+        if self.origin.is_some() {
+            let after = self.keys();
+            if let Some(origin) = &mut self.origin {
+                for (key, text) in after {
+                    if before.get(&key) != Some(&text) {
+                        origin.insert(key, (file.to_string(), extension.map(str::to_string)));
+                    }
+                }
             }
         }
     }
@@ -144,7 +151,11 @@ impl Stack {
     pub fn finish(self) -> Texts {
         let mut by_key = HashMap::new();
         for (key, raw) in self.keys() {
-            let (file, extension) = self.origin.get(&key).cloned().unwrap_or_default();
+            let (file, extension) = self
+                .origin
+                .as_ref()
+                .and_then(|o| o.get(&key).cloned())
+                .unwrap_or_default();
             by_key.insert(
                 key,
                 Text {
@@ -351,7 +362,7 @@ mod tests {
 
     #[test]
     fn plain_files_merge_and_diffs_patch_in_order() {
-        let mut s = Stack::new();
+        let mut s = Stack::new(true);
         s.add(
             br#"<language id="44"><page id="7"><t id="1">One</t><t id="2">Two</t></page></language>"#,
             "t/0001-l044.xml",
