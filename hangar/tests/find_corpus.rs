@@ -99,6 +99,17 @@ fn game(dir: &Path, mod_dir: &Path) -> PathBuf {
   </replace>
 </diff>"#,
     );
+    // A third changes the game macro's basename by a <diff> of its file.
+    write(
+        &root.join("extensions/ac_basename/content.xml"),
+        r#"<content id="ac_basename" name="Basename"/>"#,
+    );
+    write(
+        &root.join(
+            "extensions/ac_basename/assets/units/size_m/macros/ship_arg_m_frigate_01_a_macro.xml",
+        ),
+        r#"<diff><replace sel="//macro[@name='ship_arg_m_frigate_01_a_macro']/properties/identification/@basename">{20101,20401}</replace></diff>"#,
+    );
     root
 }
 
@@ -139,6 +150,18 @@ fn names_come_from_the_game_and_the_extensions_patches() {
         "assets/units/size_m/macros/ship_arg_m_frigate_01_a_macro.xml"
     );
     assert_eq!(found[0].extension, None);
+    // The basename the third extension's patch of the macro file gives it.
+    let by_base = hangar::find(
+        &games,
+        "frigate_01 osprey",
+        &FindOptions {
+            kind: Some(FoundKind::Macro),
+            ..options()
+        },
+    )
+    .unwrap();
+    assert_eq!(by_base.len(), 1);
+    assert_eq!(by_base[0].id, "ship_arg_m_frigate_01_a_macro");
     // The game's own name is gone.
     assert!(hangar::find(&games, "Cerberus Vanguard", &options())
         .unwrap()

@@ -170,6 +170,24 @@ fn macros_in(bytes: &[u8]) -> Vec<MacroDef> {
         .collect()
 }
 
+/// The macros of a macro file after the extensions' `<diff>` patches at `patches` (in load
+/// order) are applied to it; a patch that does not read is left out.
+fn patched_macros(view: &GameView, base: &[u8], patches: &[String]) -> Vec<MacroDef> {
+    let Ok(mut doc) = xmlpatch::read(base) else {
+        return macros_in(base);
+    };
+    for p in patches {
+        let patch = bytes(view, p)
+            .and_then(|b| xmlpatch::read(&b).ok())
+            .and_then(|d| Patch::from_doc(d).ok());
+        if let Some(patch) = patch {
+            // Failing operations are skipped, as the game skips them.
+            let _ = xmlpatch::apply(&mut doc, &patch);
+        }
+    }
+    macros_in(doc.to_xml().as_bytes())
+}
+
 /// The view paths an index value may name: as written and read inside the extension (see
 /// [`crate::vfs::reference_paths`]), each with the `.xml` the index leaves out.
 fn value_paths(value: &str, prefix: &str) -> Vec<String> {
@@ -327,13 +345,35 @@ pub fn gather(views: &[GameView], lang: u32, with_texts: bool) -> (Vec<Item>, Ve
             }
         }
     }
+    // An extension changes a game's macro file with a `<diff>` at the same path below its folder.
+    let patchers: Vec<(usize, &str)> = owners
+        .iter()
+        .filter(|o| !o.prefix.is_empty())
+        .map(|o| (o.view, o.prefix.as_str()))
+        .collect();
     let read: Vec<(usize, String, usize, Vec<MacroDef>)> = files
         .into_par_iter()
         .map(|(vi, p, oi)| {
             let defs = views
                 .get(vi)
-                .and_then(|v| bytes(v, &p))
-                .map(|b| macros_in(&b))
+                .and_then(|v| {
+                    let b = bytes(v, &p)?;
+                    let patches: Vec<String> = if p.starts_with("extensions/") {
+                        Vec::new()
+                    } else {
+                        patchers
+                            .iter()
+                            .filter(|(pv, _)| *pv == vi)
+                            .map(|(_, prefix)| format!("{prefix}{p}"))
+                            .filter(|q| v.exists(q))
+                            .collect()
+                    };
+                    Some(if patches.is_empty() {
+                        macros_in(&b)
+                    } else {
+                        patched_macros(v, &b, &patches)
+                    })
+                })
                 .unwrap_or_default();
             (vi, p, oi, defs)
         })
