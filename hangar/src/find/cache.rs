@@ -263,3 +263,24 @@ pub fn store(sig: &Signature, index: &Index, views: &[GameView]) -> crate::error
     }
     crate::io::write_output(file, s.as_bytes())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_with_tabs_and_newlines_come_back() {
+        for s in [
+            "plain",
+            "a\tb",
+            "line\nnext\r",
+            "back\\slash\\t",
+            "",
+            "é {1,2} \\(",
+        ] {
+            let e = escape(s);
+            assert!(!e.contains('\t') && !e.contains('\n'), "{e:?}");
+            assert_eq!(unescape(&e), s);
+        }
+    }
+}
