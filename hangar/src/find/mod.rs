@@ -414,6 +414,78 @@ mod tests {
         }
     }
 
+    /// Pieces of texts: references (to themselves too), comments, escapes, words.
+    const PIECES: &[&str] = &[
+        "{1,1}",
+        "{1,2}",
+        "{2,3}",
+        "{ 2 , 1 }",
+        "{9,9}",
+        "(",
+        ")",
+        "\\(",
+        "\\)",
+        "Osprey",
+        " ",
+        "{",
+    ];
+    /// Operations an extension's patches carry, failing or not.
+    const OPS: &[&str] = &[
+        "<add sel=\"/language\"><page id=\"2\"><t id=\"3\">Added {1,1}</t></page></add>",
+        "<replace sel=\"/language/page[@id='1']/t[@id='1']/text()\">Changed {1,2}</replace>",
+        "<remove sel=\"/language/page[@id='1']\"/>",
+        "<replace sel=\"//page[@id='7']\"><page id=\"7\"><t id=\"1\">{7,1}</t></page></replace>",
+        "<add sel=\"/wares\"><ware id=\"w9\" name=\"{2,3}\"/></add>",
+        "<replace sel=\"//ware[@id='w1']/@name\">{1,1}</replace>",
+        "<remove sel=\"//ware\"/>",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// What the fuzz target `find` does, on a game and an extension made of random texts
+        /// (references that loop, unclosed comments) and patches that apply or fail: no panic,
+        /// every name bounded.
+        #[test]
+        fn any_view_is_gathered_and_searched(
+            texts in proptest::collection::vec((1u8..3, 1u8..4, proptest::collection::vec(0..PIECES.len(), 0..12)), 0..10),
+            ops in proptest::collection::vec(0..OPS.len(), 0..6),
+            broken in 0usize..6,
+        ) {
+            let mut t = String::from("<language>");
+            for (p, i, pieces) in &texts {
+                let text: String = pieces.iter().filter_map(|&k| PIECES.get(k).copied()).collect();
+                t.push_str(&format!("<page id=\"{p}\"><t id=\"{i}\">{text}</t></page>"));
+            }
+            t.push_str("</language>");
+            let diff: String = ops.iter().filter_map(|&k| OPS.get(k).copied()).collect();
+            let diff = format!("<diff>{diff}</diff>");
+            let mut files = [
+                ("content.xml", "<content id=\"g\"/>".to_string()),
+                ("index/macros.xml", r#"<index><entry name="m1" value="assets\m1"/></index>"#.to_string()),
+                ("assets/m1.xml", r#"<macros><macro name="m1"><properties><identification name="{1,1}" basename="{2,3}"/></properties></macro></macros>"#.to_string()),
+                ("libraries/wares.xml", r#"<wares><ware id="w1" name="{1,2}"/></wares>"#.to_string()),
+                ("t/0001-l044.xml", t),
+                ("extensions/e/content.xml", r#"<content id="e"><dependency id="e"/></content>"#.to_string()),
+                ("extensions/e/t/0001-l044.xml", diff.clone()),
+                ("extensions/e/libraries/wares.xml", diff),
+            ];
+            // One file cut short: read around.
+            if let Some(f) = files.get_mut(broken) {
+                let cut = f.1.len() / 2;
+                f.1.truncate(cut);
+            }
+            let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+            let v = view(&files);
+            for kind in [None, Some(Kind::Text)] {
+                let o = FindOptions { kind, ..options() };
+                for f in find_in(std::slice::from_ref(&v), "1", &o).unwrap() {
+                    proptest::prop_assert!(f.name.len() <= 4096);
+                }
+            }
+            let _ = macro_by_name(&v, "Osprey");
+        }
+    }
+
     #[test]
     fn the_whole_name_comes_before_a_part_of_it() {
         let v = view(&[
