@@ -214,6 +214,14 @@ pub enum Command {
     ///   hangar conflicts extensions/mod_a extensions/mod_b --json
     ///   hangar conflicts --game "C:/Games/X4 Foundations"     # every installed extension
     Conflicts(crate::modtools::ConflictsArgs),
+    /// Find the macros, components and wares of a game, an extension or a game with its
+    /// extensions by the name a player reads ("Cerberus", "Osprey Dropship") or part of an id.
+    /// Names are resolved as the game shows them: identification name/basename and ware name
+    /// through the t files of the language (plain or <diff> patched by extensions, in load order).
+    /// One line a result (kind, id, name, file, extension), best first; exits with 1 when
+    /// nothing matches.
+    ///   hangar find "Cerberus Dropship" --game extensions/dropships --json
+    Find(crate::find::FindArgs),
     /// X4 / X Rebirth catalogs (.cat + .dat) and StarCraft II MPQ archives (.SC2Map, .SC2Mod,
     /// .SC2Components, .mpq, .s2ma): list, verify, extract, pack, diff.
     Cat {

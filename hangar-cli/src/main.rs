@@ -23,6 +23,7 @@ macro_rules! out {
 mod anark;
 mod args;
 mod cat;
+mod find;
 mod modtools;
 mod mpq;
 mod new;
@@ -62,6 +63,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => modtools::diff(a),
         Command::Patch(a) => modtools::patch(a),
         Command::Conflicts(a) => modtools::conflicts(a),
+        Command::Find(a) => find::run(a),
         Command::New { cmd } => new::run(cmd, verbose),
         Command::Convert {
             input,

@@ -898,3 +898,52 @@ fn out_naming_a_file_is_said_so() {
     );
     assert_eq!(std::fs::read(&file).unwrap(), b"mine");
 }
+
+/// `hangar find` on the corpus dropships mod: a line a result, `--json`, exit 1 with `[]` when
+/// nothing matches, refusals of an empty query and of a folder that holds no game.
+#[test]
+fn find_lists_by_in_game_name() {
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let m = Path::new(&root).join("x4-mods/xirsoi__dropships__dropships");
+    let m = m.to_str().unwrap();
+    let d = tmp("find");
+    let (code, out, _) = hangar(&["find", "gorgon dropship", "--game", m, "--no-cache"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "macro\tship_par_m_dropship_01_a_macro\tGorgon Dropship\tassets/units/size_m/macros/ship_par_m_dropship_01_a_macro.xml\txirsoi__dropships__dropships",
+            "ware\tpar_dropship_ware\tGorgon Dropship\tlibraries/wares.xml\txirsoi__dropships__dropships"
+        ]
+    );
+    let (code, out, _) = hangar(&[
+        "find",
+        "Cobra",
+        "--game",
+        m,
+        "--kind",
+        "ware",
+        "--json",
+        "--no-cache",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["id"], "spl_dropship_ware");
+    assert_eq!(v[0]["kind"], "ware");
+    let (code, out, _) = hangar(&["find", "zzqx 4711", "--game", m, "--json", "--no-cache"]);
+    assert_eq!((code, out.trim()), (1, "[]"));
+    let (code, _, err) = hangar(&["find", " ", "--game", m]);
+    assert_eq!(code, 1);
+    assert!(err.contains("empty query"), "{err}");
+    std::fs::create_dir_all(&d).unwrap();
+    let (code, _, err) = hangar(&["find", "x", "--game", d.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds no game"), "{err}");
+    let (code, out, _) = hangar(&["find", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("hangar find \"osprey dropship\" --game extensions/dropships --json"));
+}

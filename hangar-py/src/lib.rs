@@ -142,6 +142,33 @@ fn models(py: Python<'_>, game: PathBuf) -> PyResult<Vec<String>> {
     py.detach(|| calls::models(&game)).map_err(err)
 }
 
+/// `hangar find`: what the game, extension or catalog folders `games` define whose id or
+/// in-game name matches `query`, best first, as JSON text (a list of kind, id, name, file,
+/// extension).
+#[pyfunction]
+#[pyo3(signature = (query, games, kind=None, lang=44))]
+fn find(
+    py: Python<'_>,
+    query: &str,
+    games: Vec<PathBuf>,
+    kind: Option<&str>,
+    lang: u32,
+) -> PyResult<String> {
+    let kind = kind
+        .map(hangar::FoundKind::parse)
+        .transpose()
+        .map_err(err)?;
+    let options = hangar::FindOptions {
+        kind,
+        lang,
+        cache: true,
+    };
+    let found = py
+        .detach(|| hangar::find(&games, query, &options))
+        .map_err(err)?;
+    json_text(&found)
+}
+
 /// The component XML a data folder belongs to (`ship_data/` -> `ship.xml` beside it), or None.
 #[pyfunction]
 fn component_of(folder: PathBuf) -> Option<PathBuf> {
@@ -295,6 +322,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write, m)?)?;
     m.add_function(wrap_pyfunction!(digest, m)?)?;
     m.add_function(wrap_pyfunction!(models, m)?)?;
+    m.add_function(wrap_pyfunction!(find, m)?)?;
     m.add_function(wrap_pyfunction!(component_of, m)?)?;
     m.add_function(wrap_pyfunction!(write_textures, m)?)?;
     m.add_function(wrap_pyfunction!(material_name, m)?)?;

@@ -364,3 +364,25 @@ def test_new_ship_from_a_glb_and_its_errors(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         hangar.new_ship(box_scene(), tmp_path / "stopped", dropships_template(), "ship_py_m_03", progress=stop)
     assert not (tmp_path / "stopped").exists()
+
+
+def test_find_names_a_player_reads(tmp_path, monkeypatch):
+    monkeypatch.setenv("HANGAR_CACHE_DIR", str(tmp_path / "cache"))
+    mod = corpus("x4-mods/xirsoi__dropships__dropships")
+    found = hangar.find("dropship osprey", game=mod)
+    assert [(f["kind"], f["id"], f["name"]) for f in found] == [
+        ("macro", "ship_tel_m_dropship_01_a_macro", "Osprey Dropship"),
+        ("ware", "tel_dropship_ware", "Osprey Dropship"),
+    ]
+    assert found[0]["file"] == "assets/units/size_m/macros/ship_tel_m_dropship_01_a_macro.xml"
+    assert found[0]["extension"] == "xirsoi__dropships__dropships"
+    # Kept in the cache folder, read back the same.
+    assert hangar.find("dropship osprey", game=[mod]) == found
+    assert [f["id"] for f in hangar.find("Gorgon", game=mod, kind="ware")] == ["par_dropship_ware"]
+    assert hangar.find("zzqx no such name", game=mod) == []
+    with pytest.raises(hangar.Error, match="empty query"):
+        hangar.find(" ", game=mod)
+    with pytest.raises(hangar.Error, match="holds no game"):
+        hangar.find("x", game=tmp_path)
+    with pytest.raises(hangar.Error, match="not a kind"):
+        hangar.find("x", game=mod, kind="ship")

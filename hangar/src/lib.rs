@@ -32,6 +32,7 @@ mod convert;
 pub(crate) mod detect;
 pub(crate) mod document;
 pub(crate) mod error;
+pub(crate) mod find;
 pub mod formats;
 pub(crate) mod gamepath;
 pub(crate) mod gltf;
@@ -60,6 +61,10 @@ pub use check::conflicts::{find as conflicts, find_in_files as conflicts_in_file
 pub use convert::{convert, Outcome};
 pub use detect::Format;
 pub use error::{Error, ErrorKind, Result, Warning};
+pub use find::{
+    find, find_in, macro_by_name, open_game, FindOptions, Found, Index as FindIndex,
+    Kind as FoundKind,
+};
 pub use formats::rgba::Image;
 pub use gltf::export::Options as GltfOptions;
 pub use io::keep_freed_memory;

@@ -26,7 +26,7 @@ from . import _native
 from ._native import Error
 
 __all__ = [
-    "Error", "info", "validate", "convert", "open", "write", "new_ship", "new_component", "digest", "models", "component_of", "write_textures", "material_name",
+    "Error", "info", "validate", "convert", "open", "write", "new_ship", "new_component", "digest", "models", "find", "component_of", "write_textures", "material_name",
     "is_multimat",
     "Scene", "Node", "Mesh", "Primitive", "MorphTarget", "Material", "Skin", "Animation", "Channel",
     "Light", "Camera",
@@ -293,6 +293,20 @@ def models(game: str | PathLike[str]) -> list[str]:
     ``GAME::path`` names them (``hangar.open(f"{game}::{path}")``), sorted. Only the catalogs'
     indexes are read."""
     return _native.models(fspath(game))
+
+
+def find(query: str, game=".", *, kind: Optional[str] = None, lang: int = 44) -> list[dict[str, Any]]:
+    """The macros, components and wares of a game folder (with its catalogs and extensions), an
+    extension folder or a folder of catalogs whose id or in-game name matches ``query``
+    (case-insensitive, words in any order), best first, as ``hangar find --json`` lists them: dicts
+    with ``kind``, ``id``, ``name`` (as the game shows it in language ``lang``: 44 English, 49
+    German...), ``file`` and ``extension`` (None for the game). ``game`` may be a list of folders,
+    stacked in that order; ``kind`` one of macro, component, ware, text.
+
+    >>> hangar.find("Cerberus Dropship", game="extensions/dropships")[0]["id"]
+    'arg_dropship_macro'"""
+    games = [fspath(g) for g in game] if isinstance(game, (list, tuple)) else [fspath(game)]
+    return json.loads(_native.find(query, games, kind, lang))
 
 
 def component_of(folder: str | PathLike[str]) -> Optional[str]:

@@ -214,16 +214,26 @@ fn installed(game: &Path) -> Vec<PathBuf> {
 
 /// The extensions in the order the game loads them: an extension after those it depends on,
 /// otherwise by folder name.
-fn load_order(mut exts: Vec<Ext>) -> Vec<Ext> {
-    exts.sort_by_key(|e| e.folder.to_ascii_lowercase());
-    let mut out: Vec<Ext> = Vec::new();
+fn load_order(exts: Vec<Ext>) -> Vec<Ext> {
+    load_order_by(exts, |e| (&e.folder, &e.id, &e.deps))
+}
+
+/// [`load_order`] for anything that knows its extension's folder, content id and dependency
+/// ids (`hangar find` stacks a game view's extensions so).
+pub(crate) fn load_order_by<T>(
+    mut exts: Vec<T>,
+    names: impl Fn(&T) -> (&String, &String, &Vec<String>),
+) -> Vec<T> {
+    exts.sort_by_key(|e| names(e).0.to_ascii_lowercase());
+    let mut out: Vec<T> = Vec::new();
     while !exts.is_empty() {
         let ready = exts
             .iter()
             .position(|e| {
-                e.deps
+                names(e)
+                    .2
                     .iter()
-                    .all(|d| !exts.iter().any(|o| o.id.eq_ignore_ascii_case(d)))
+                    .all(|d| !exts.iter().any(|o| names(o).1.eq_ignore_ascii_case(d)))
             })
             .unwrap_or(0);
         out.push(exts.remove(ready));
