@@ -947,3 +947,80 @@ fn find_lists_by_in_game_name() {
     assert_eq!(code, 0);
     assert!(out.contains("hangar find \"osprey dropship\" --game extensions/dropships --json"));
 }
+
+/// `new ship --template "NAME"`: the macro the game shows as NAME, the very extension its id makes;
+/// a name several macros share is refused with them listed, nothing written.
+#[test]
+fn a_template_named_as_the_game_shows_it() {
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let m = Path::new(&root).join("x4-mods/xirsoi__dropships__dropships");
+    let m = m.to_str().unwrap();
+    let d = tmp("template_by_name");
+    let (a, b) = (d.join("by_name/ext"), d.join("by_id/ext"));
+    let wedge = sample("wedge-lod0.xmf");
+    for (template, out) in [
+        ("Gorgon Dropship", &a),
+        ("ship_par_m_dropship_01_a_macro", &b),
+    ] {
+        let (code, _, err) = hangar(&[
+            "new",
+            "ship",
+            &wedge,
+            "--template",
+            template,
+            "--game",
+            m,
+            "--id",
+            "ship_t_m_01",
+            "--lods",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let files = |dir: &Path| {
+        let mut v: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(p) = stack.pop() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let e = e.unwrap().path();
+                if e.is_dir() {
+                    stack.push(e);
+                } else {
+                    let rel = e.strip_prefix(dir).unwrap().display().to_string();
+                    v.push((rel, std::fs::read(&e).unwrap()));
+                }
+            }
+        }
+        v.sort();
+        v
+    };
+    let (fa, fb) = (files(&a), files(&b));
+    assert_eq!(fa.len(), 9, "{:?}", fa.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert!(
+        fa == fb,
+        "the extension made from the name differs from the id's"
+    );
+    let (code, _, err) = hangar(&[
+        "new",
+        "ship",
+        &wedge,
+        "--template",
+        "Dropship",
+        "--game",
+        m,
+        "--id",
+        "ship_t_m_02",
+        "--out",
+        d.join("many").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Cobra Dropship") && err.contains("Gorgon Dropship"),
+        "{err}"
+    );
+    assert!(!d.join("many").exists());
+}

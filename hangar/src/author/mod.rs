@@ -28,7 +28,7 @@ pub struct NewComponent {
     pub template: String,
     /// The component's name; its macro is `<id>_macro`, its ware `<id>`.
     pub id: String,
-    /// The ship's name in the game (default: the id).
+    /// The name in the game (default: the id).
     pub name: Option<String>,
     pub description: Option<String>,
     /// LODs made below lod0 where the scene gives none (0 to 3; default 2).

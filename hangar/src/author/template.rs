@@ -312,11 +312,18 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
     let (macro_path, macro_ext) = match (macro_path, macro_found) {
         (Some(p), found) => (vec![p], found.and_then(|f| f.1).or(prefixed_ext.clone())),
         (None, Some((p, e))) => (p, e),
+        // Not an id: the name a player reads ("Cerberus Dropship"), one macro's or refused with
+        // the candidates listed.
         (None, None) => {
-            return Err(Error::refused(
-                "template",
-                format!("no macro named {template:?} in the index of {}", view.label),
-            ))
+            let id = crate::find::macro_by_name(&view, template)
+                .map_err(|e| Error::refused("template", e.message))?;
+            if id.eq_ignore_ascii_case(template) {
+                return Err(Error::refused(
+                    "template",
+                    format!("no macro named {template:?} in the index of {}", view.label),
+                ));
+            }
+            return find(&id, Some(&view));
         }
     };
     let (macro_path, macro_text) = macro_path

@@ -48,10 +48,10 @@ pub(crate) fn index(entries: &[(String, String)]) -> String {
     s
 }
 
-/// The text page `page`: 1 the ship's name, 2 its description.
+/// The text page `page`: 1 the new content's name, 2 its description.
 pub(crate) fn texts(page: u64, name: &str, description: &str) -> String {
     format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<diff>\n\t<add sel=\"/language\">\n\t\t<page id=\"{page}\" title=\"{}\" descr=\"The ship {} (hangar new ship)\" voice=\"no\">\n\t\t\t<t id=\"1\">{}</t>\n\t\t\t<t id=\"2\">{}</t>\n\t\t</page>\n\t</add>\n</diff>\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<diff>\n\t<add sel=\"/language\">\n\t\t<page id=\"{page}\" title=\"{}\" descr=\"{} (hangar new component)\" voice=\"no\">\n\t\t\t<t id=\"1\">{}</t>\n\t\t\t<t id=\"2\">{}</t>\n\t\t</page>\n\t</add>\n</diff>\n",
         escaped(name),
         escaped(name),
         game_text(name),
