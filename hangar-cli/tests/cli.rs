@@ -999,7 +999,12 @@ fn a_template_named_as_the_game_shows_it() {
         v
     };
     let (fa, fb) = (files(&a), files(&b));
-    assert_eq!(fa.len(), 9, "{:?}", fa.iter().map(|f| &f.0).collect::<Vec<_>>());
+    assert_eq!(
+        fa.len(),
+        9,
+        "{:?}",
+        fa.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
     assert!(
         fa == fb,
         "the extension made from the name differs from the id's"
