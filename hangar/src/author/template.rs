@@ -5,7 +5,7 @@
 use crate::assemble::read::find_in;
 use crate::check::xml;
 use crate::error::{Error, Result};
-use crate::formats::x4xml::material_library::Library;
+use crate::formats::x4xml::{content_ids, material_library::Library};
 use crate::vfs::GameView;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -58,12 +58,8 @@ fn extension_names(dir: &Path) -> Option<(Vec<String>, Option<String>)> {
     let folder = dir.file_name()?.to_string_lossy().to_lowercase();
     let id = std::fs::read(&content)
         .ok()
-        .and_then(|b| xml::text(&b).ok())
-        .and_then(|t| {
-            xml::parse(&t)
-                .ok()
-                .and_then(|d| d.root_element().attribute("id").map(str::to_string))
-        })
+        .and_then(|b| content_ids(&b))
+        .and_then(|(id, _)| id)
         .filter(|i| !i.trim().is_empty());
     let mut names = vec![folder];
     names.extend(id.iter().map(|i| i.to_lowercase()));
@@ -165,14 +161,11 @@ fn owners_with_ids(
     for folder in folders {
         let prefix = format!("extensions/{folder}/");
         let mut names = vec![folder.clone()];
-        let id = read_text(view, &format!("{prefix}content.xml"))
-            .and_then(|t| {
-                xml::parse(&t)
-                    .ok()?
-                    .root_element()
-                    .attribute("id")
-                    .map(str::to_string)
-            })
+        let id = view
+            .read(&format!("{prefix}content.xml"))
+            .ok()
+            .and_then(|b| content_ids(&b))
+            .and_then(|(id, _)| id)
             .filter(|i| !i.trim().is_empty());
         names.extend(id.iter().map(|i| i.to_lowercase()));
         out.push(Owner { prefix, names });
@@ -249,17 +242,12 @@ pub(crate) fn find(template: &str, game: Option<&GameView>) -> Result<Template> 
     };
     // A game view that is itself an extension (a content.xml at its root) names itself too.
     let root_ext = root.as_deref().and_then(extension_names).or_else(|| {
-        let text = read_text(&view, "content.xml")?;
+        let (id, _) = content_ids(&view.read("content.xml").ok()?)?;
         let folder = Path::new(&view.label)
             .file_name()?
             .to_string_lossy()
             .to_lowercase();
-        let id = xml::parse(&text)
-            .ok()?
-            .root_element()
-            .attribute("id")
-            .map(str::to_string)
-            .filter(|i| !i.trim().is_empty());
+        let id = id.filter(|i| !i.trim().is_empty());
         let mut names = vec![folder];
         names.extend(id.iter().map(|i| i.to_lowercase()));
         Some((names, id))

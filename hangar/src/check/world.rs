@@ -401,16 +401,7 @@ fn first<T>(paths: Vec<String>, f: impl Fn(&str) -> Option<T>) -> Option<T> {
 
 /// The id and the dependency ids of a mod's content.xml, when it reads.
 fn content_of(files: &ModFiles) -> Option<(Option<String>, Vec<String>)> {
-    let bytes = files.read_own("content.xml")?.ok()?;
-    let text = xml::text(&bytes).ok()?;
-    let doc = xml::parse(&text).ok()?;
-    let root = doc.root_element();
-    let deps = root
-        .children()
-        .filter(|c| c.has_tag_name("dependency"))
-        .filter_map(|c| c.attribute("id").map(str::to_string))
-        .collect();
-    Some((root.attribute("id").map(str::to_string), deps))
+    crate::formats::x4xml::content_ids(&files.read_own("content.xml")?.ok()?)
 }
 
 /// The extensions named `ids` among the folders beside `dir` (by folder name or content id).

@@ -22,19 +22,12 @@ struct Owner {
     deps: Vec<String>,
 }
 
-/// The content id and dependency ids of a content.xml's text.
+/// The content id (trimmed; none when empty) and dependency ids of a content.xml.
 fn content(view: &GameView, path: &str) -> Option<(Option<String>, Vec<String>)> {
     let bytes = view.get(&normalize(path).ok()?)?.ok()?;
-    let text = xml::text(&bytes).ok()?;
-    let doc = xml::parse(&text).ok()?;
-    let root = doc.root_element();
-    let deps = root
-        .children()
-        .filter(|c| c.has_tag_name("dependency"))
-        .filter_map(|c| c.attribute("id").map(str::to_string))
-        .collect();
-    let id = root
-        .attribute("id")
+    let (id, deps) = crate::formats::x4xml::content_ids(&bytes)?;
+    let id = id
+        .as_deref()
         .map(str::trim)
         .filter(|i| !i.is_empty())
         .map(str::to_string);
