@@ -234,7 +234,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                 let Some(light) = node.light.and_then(|l| scene.lights.get(l)) else {
                     continue;
                 };
-                let (parent, (_, rotation, translation)) = placed(scene, &kinds, i);
+                let (parent, (_, rotation, translation), _) = placed(scene, &kinds, i);
                 let attributes = node
                     .extras
                     .iter()
@@ -268,7 +268,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                     ));
                 }
                 names.push(name.clone());
-                let (parent, (scale, rotation, translation)) = placed(scene, &kinds, i);
+                let (parent, (scale, rotation, translation), chain) = placed(scene, &kinds, i);
                 let mut tags = tags_of(&node.extras).unwrap_or("").to_string();
                 if !has_word(&tags, "part") {
                     tags = format!("part {tags}").trim_end().to_string();
@@ -323,7 +323,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                     lods,
                     collision,
                     restrictions: restrictions(&node.extras),
-                    frame: animation_frame(scene, &kinds, i),
+                    frame: (!chain.abs_diff_eq(Mat4::IDENTITY, 1e-6)).then_some(chain),
                     scale: node.scale,
                 });
             }
@@ -350,7 +350,7 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
                         ),
                     ));
                 }
-                let (parent, (_, rotation, translation)) = placed(scene, &kinds, i);
+                let (parent, (_, rotation, translation), _) = placed(scene, &kinds, i);
                 out.connections.push(Connection {
                     name: node.name.clone(),
                     parent,
@@ -421,16 +421,22 @@ fn unsure(scene: &Scene, kinds: &[Kind], size: &str) -> Vec<Warning> {
     .collect()
 }
 
-/// The part node `i` hangs from (its nearest part ancestor, by name) and node `i`'s scale,
-/// rotation and translation in that part's frame (the part's own scale included: it is baked
-/// into the part's meshes, not kept in the game's offsets). A node right under its part (or at
-/// the top) keeps its own values exactly.
-fn placed(scene: &Scene, kinds: &[Kind], i: usize) -> (Option<String>, (Vec3, Quat, Vec3)) {
+/// The part node `i` hangs from (its nearest part ancestor, by name), node `i`'s scale, rotation
+/// and translation in that part's frame (the part's own scale included: it is baked into the
+/// part's meshes, not kept in the game's offsets), and the matrix from the frame `i`'s own values
+/// are in (its scene parent's) into that frame (the groups between and the part's scale; its
+/// animation values move with it). A node right under its part (or at the top) keeps its own
+/// values exactly.
+fn placed(scene: &Scene, kinds: &[Kind], i: usize) -> (Option<String>, (Vec3, Quat, Vec3), Mat4) {
     let Some(node) = scene.nodes.get(i) else {
-        return (None, (Vec3::ONE, Quat::IDENTITY, Vec3::ZERO));
+        return (
+            None,
+            (Vec3::ONE, Quat::IDENTITY, Vec3::ZERO),
+            Mat4::IDENTITY,
+        );
     };
-    let own = (node.scale, node.rotation, node.translation);
-    let mut m = node.local_matrix();
+    let mut chain = Mat4::IDENTITY;
+    let mut part = None;
     let mut p = node.parent;
     let mut direct = true;
     for _ in 0..scene.nodes.len() {
@@ -439,42 +445,20 @@ fn placed(scene: &Scene, kinds: &[Kind], i: usize) -> (Option<String>, (Vec3, Qu
             break;
         };
         if kinds.get(pi) == Some(&Kind::Part) {
-            let name = Some(up.name.clone());
-            if direct && up.scale.abs_diff_eq(Vec3::ONE, 1e-6) {
-                return (name, own);
-            }
-            return (
-                name,
-                (Mat4::from_scale(up.scale) * m).to_scale_rotation_translation(),
-            );
+            part = Some(up.name.clone());
+            chain = Mat4::from_scale(up.scale) * chain;
+            break;
         }
         direct = false;
-        m = up.local_matrix() * m;
+        chain = up.local_matrix() * chain;
         p = up.parent;
     }
-    if direct {
-        return (None, own);
-    }
-    (None, m.to_scale_rotation_translation())
-}
-
-/// The matrix from the frame node `i`'s own values are in (its scene parent's) into its part
-/// parent's frame (the groups between, the parent part's scale), or None when they are the same.
-fn animation_frame(scene: &Scene, kinds: &[Kind], i: usize) -> Option<Mat4> {
-    let mut m = Mat4::IDENTITY;
-    let mut p = scene.nodes.get(i)?.parent;
-    for _ in 0..scene.nodes.len() {
-        let Some(up) = p.and_then(|pi| scene.nodes.get(pi)) else {
-            break;
-        };
-        if p.and_then(|pi| kinds.get(pi)) == Some(&Kind::Part) {
-            m = Mat4::from_scale(up.scale) * m;
-            break;
-        }
-        m = up.local_matrix() * m;
-        p = up.parent;
-    }
-    (!m.abs_diff_eq(Mat4::IDENTITY, 1e-6)).then_some(m)
+    let trs = if direct && chain.abs_diff_eq(Mat4::IDENTITY, 1e-6) {
+        (node.scale, node.rotation, node.translation)
+    } else {
+        (chain * node.local_matrix()).to_scale_rotation_translation()
+    };
+    (part, trs, chain)
 }
 
 /// `mesh` with its positions, normals and tangents moved by `m` (itself when `m` is the identity).
