@@ -64,14 +64,31 @@ def game_models(game):
     return _models[game]
 
 
+def named_models(game, typed):
+    """The X4 components of a game or extension folder the game shows by a name holding the typed
+    words (`hangar find`, its index kept between calls), as (path, "name (component id)")."""
+    game = os.path.abspath(bpy.path.abspath(game)) if game else ""
+    if len(typed.strip()) < 2 or not os.path.isdir(game):
+        return []
+    try:
+        found = hangar_lib().find(typed, game=game, kind="component")
+    except Exception:  # no game, extension or catalog there (yet): nothing to offer
+        return []
+    return [(f["file"], f"{f['name']} (component {f['id']})") for f in found if f["name"]]
+
+
 def search_models(self, context, edit_text):
-    """The picker: up to 300 of the game's models whose path holds what was typed."""
+    """The picker: the models the game shows by a name holding what was typed ("Cerberus"), then
+    up to 300 whose path holds it."""
+    named = named_models(self.game, edit_text)
     try:
         found = game_models(self.game)
     except Exception:  # not a game folder (yet): nothing to offer
-        return []
+        return named
     q = edit_text.lower()
-    return [m for m in found if q in m.lower() and not m.lower().endswith(MOTIONS)][:300]
+    by_path = [m for m in found if q in m.lower() and not m.lower().endswith(MOTIONS)][:300]
+    shown = {p for p, _ in named}
+    return named + [m for m in by_path if m not in shown]
 
 
 class GameImport:
@@ -98,7 +115,8 @@ class IMPORT_SCENE_OT_hangar_game(GameImport, bpy.types.Operator):
     game: StringProperty(name="Game folder", subtype="DIR_PATH",
                          description="The game or mod folder with its .cat/.dat catalogs (or one .cat file)")
     path: StringProperty(name="Model", search=search_models,
-                         description="The model's path in the game: type part of it to pick from the catalogs")
+                         description="The model: type its in-game name (Cerberus) or part of its path to pick "
+                         "from the game")
 
 
 class IMPORT_SCENE_OT_hangar_archive(GameImport, bpy.types.Operator):

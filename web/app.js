@@ -129,6 +129,11 @@ const checked = new Map();   // path -> ok, from 'check all' and from each file 
 
 function listFiles(models) {
   listed = models;
+  // Names to search exist where X4 macros do: a game folder or an extension.
+  const x4 = models.some(p => /(^|\/)assets\//i.test(p)) || opened?.files.some(f => /(^|\/)(index\/macros|libraries\/wares|content)\.xml$/i.test(f.path));
+  $('find').hidden = !(opened?.folder && x4);
+  $('find').value = '';
+  $('found').hidden = true;
   $('filter').hidden = models.length < 20;
   $('filter').value = '';
   $('check-all').hidden = !models.length;
@@ -199,6 +204,47 @@ $('files').addEventListener('click', e => {
 });
 
 $('filter').addEventListener('input', renderList);
+
+// The game view searched by the names a player reads (`hangar find`): a component found opens as
+// the model; a macro or ware is listed with its file.
+let finding = 0;
+async function findNames() {
+  const query = $('find').value.trim();
+  const mine = ++finding;
+  const list = $('found');
+  if (query.length < 2) { list.hidden = true; return; }
+  let found;
+  try {
+    ({ found } = await call('find', { query }));
+  } catch (e) { if (mine === finding) { list.hidden = true; $('error').textContent = String(e.message || e); } return; }
+  status('');
+  if (mine !== finding) return;   // typed on meanwhile
+  list.replaceChildren(...found.slice(0, 200).map(f => {
+    const li = document.createElement('li');
+    const name = document.createElement('b');
+    name.textContent = f.name || f.id;
+    li.append(name, ` ${f.kind} ${f.id}`);
+    li.title = `${f.kind} ${f.id}: ${f.file}${f.extension ? ` (extension ${f.extension})` : ''}`;
+    li.dataset.kind = f.kind;
+    if (f.kind === 'component') li.dataset.path = f.file;
+    return li;
+  }));
+  if (!found.length) {
+    const li = document.createElement('li');
+    li.className = 'none';
+    li.textContent = `nothing is named "${query}"`;
+    list.append(li);
+  }
+  list.dataset.query = query;   // what the list answers (web/test.mjs waits for it)
+  list.hidden = false;
+}
+let findTimer = 0;
+$('find').addEventListener('input', () => { clearTimeout(findTimer); findTimer = setTimeout(findNames, 250); });
+$('find').addEventListener('keydown', e => { if (e.key === 'Enter') { clearTimeout(findTimer); findNames(); } });
+$('found').addEventListener('click', e => {
+  const li = e.target.closest('li[data-path]');
+  if (li) show(li.dataset.path, []);
+});
 
 // Validates every listed model in turn: the whole game checked in one place.
 $('check-all').onclick = async () => {

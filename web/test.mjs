@@ -642,6 +642,35 @@ checks.push(
     console.log(`\tnew-ship-template-folder: ${r.files} files as the CLI writes them; errors said: ${e1.error} | ${e2.error}`);
     return bad.concat(r.bad);
   }],
+  ['find-by-name', async page => {
+    // The game view searched by in-game name: the rows `hangar find --json` gives for the same
+    // folder, and the component found opens as the model.
+    const bad = [];
+    const cli = JSON.parse(execFileSync(hangar, ['find', 'Cerberus', '--game', dropMod, '--json', '--no-cache'], { encoding: 'utf8' }));
+    await page.setInputFiles('#open-folder', dropMod);
+    await page.waitForFunction(() => ['mod', 'listed', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
+    if (await page.isHidden('#find')) return ['no search box for the mod folder'];
+    const rows = async query => {
+      await page.fill('#find', query);
+      await page.press('#find', 'Enter');
+      await page.waitForFunction(q => !document.getElementById('found').hidden && document.getElementById('found').dataset.query === q, query, { timeout: 60000 });
+      return page.$$eval('#found li', ls => ls.map(l => [l.dataset.kind, l.textContent, l.dataset.path || '']));
+    };
+    const got = await rows('Cerberus');
+    const want = cli.map(f => [f.kind, `${f.name || f.id} ${f.kind} ${f.id}`, f.kind === 'component' ? f.file : '']);
+    if (JSON.stringify(got) !== JSON.stringify(want)) bad.push(`page lists ${JSON.stringify(got)}, the CLI ${JSON.stringify(want)}`);
+    if (!cli.some(f => f.kind === 'component' && f.name === 'Cerberus Dropship')) bad.push('the CLI names no component Cerberus Dropship');
+    await page.click('#found li[data-kind="component"]');
+    await page.waitForFunction(() => ['shown', 'error'].includes(document.body.dataset.state), null, { timeout: 120000 });
+    const shown = await page.evaluate(() => ({ state: document.body.dataset.state, title: document.getElementById('title').textContent,
+      vertices: document.querySelector('[data-stat="vertices"]').textContent, error: document.getElementById('error').textContent }));
+    if (shown.state !== 'shown' || shown.title !== 'arg_dropship.xml') bad.push(`clicked: ${shown.state} ${shown.title} ${shown.error}`);
+    if (!(parseInt(shown.vertices.replace(/\D/g, '')) > 0)) bad.push(`no vertices drawn (${shown.vertices})`);
+    const none = await rows('zzqx no such name');
+    if (none.length !== 1 || !none[0][1].startsWith('nothing is named')) bad.push(`nonsense lists ${JSON.stringify(none)}`);
+    console.log(`\tfind-by-name: Cerberus gives ${got.length} rows as the CLI (${got.map(r => r[0]).join(', ')}); the component drawn with ${shown.vertices} vertices`);
+    return bad;
+  }],
   ['conflicts', async page => {
     // Two copies of a corpus mod under other names and a third mod, in one folder: the list the
     // CLI's `conflicts --json` gives for the three folders.

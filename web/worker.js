@@ -126,6 +126,11 @@ const ops = {
     listing.total = performance.now() - t;
     return { listing };
   },
+  // `hangar find QUERY --json` over the opened folder: the names gathered at the first search.
+  find({ query }) {
+    progress('reading the names the game shows');
+    return { found: JSON.parse(ws.find(query, null)) };
+  },
   show({ path, motions }) {
     progress(`converting ${path}`);
     return shown(() => ws.show(path, motions || []));

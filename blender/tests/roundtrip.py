@@ -150,6 +150,22 @@ def from_catalogs():
     return arrived_whole(bpy.ops.import_scene.hangar_game(game=game, path=want), "fromcat")
 
 
+def by_name():
+    """The catalog import's picker searched by the name a player reads: in the dropships mod,
+    "Cerberus Dropship" offers the component its macro builds, named so, before any path; the
+    import brings its 45 meshes and the export writes it back byte for byte."""
+    mod = os.path.join(corpus, "x4-mods/xirsoi__dropships__dropships")
+    offered = picker(mod, "Cerberus Dropship")
+    want = ("assets/units/size_m/arg_dropship.xml", "Cerberus Dropship (component arg_dropship)")
+    if offered[:1] != [want]:
+        return f"the picker offers {offered[:5]}"
+    # By path, as before: the name's entry is not offered twice.
+    by_path = picker(mod, "arg_dropship.x")
+    if by_path != ["assets/units/size_m/arg_dropship.xml"]:
+        return f"by path the picker offers {by_path[:5]}"
+    return arrived_whole(bpy.ops.import_scene.hangar_game(game=mod, path=want[0]), "byname")
+
+
 def from_archive():
     """A StarCraft II map saved as one MPQ archive (a folder-form map packed by the CLI): the picker
     offers its model, File > Import > Game model from an archive brings its meshes with the texture
@@ -583,6 +599,7 @@ checks.case("edges", edges)
 checks.case("ani onto its component", ani_onto_component)
 checks.case("from catalogs", from_catalogs)
 checks.case("from an archive", from_archive)
+checks.case("picked by in-game name", by_name)
 checks.case("data folder picked", data_folder)
 checks.case("moved part", moved)
 checks.case("key moved", key_moved)

@@ -19,7 +19,8 @@ pub struct FindArgs {
     /// catalogs or one .cat (repeatable: stacked in the order given). Default: the current folder.
     #[arg(long, value_name = "DIR")]
     game: Vec<PathBuf>,
-    /// Only this kind: macro, component, ware, or text (the t files' strings by {page,id}).
+    /// Only this kind: macro, component (named as the macro building it), ware, or text (the t
+    /// files' strings by {page,id}).
     #[arg(long, value_name = "KIND")]
     kind: Option<String>,
     /// The language of the names: 44 English (default), 49 German, 33 French, 7 Russian...

@@ -916,6 +916,7 @@ fn find_lists_by_in_game_name() {
         lines,
         [
             "macro\tship_par_m_dropship_01_a_macro\tGorgon Dropship\tassets/units/size_m/macros/ship_par_m_dropship_01_a_macro.xml\txirsoi__dropships__dropships",
+            "component\tpar_dropship\tGorgon Dropship\tassets/units/size_m/par_dropship.xml\txirsoi__dropships__dropships",
             "ware\tpar_dropship_ware\tGorgon Dropship\tlibraries/wares.xml\txirsoi__dropships__dropships"
         ]
     );

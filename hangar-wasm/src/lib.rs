@@ -91,6 +91,8 @@ pub struct Workspace {
     view: Option<Arc<GameView>>,
     /// The component last opened (its scene is built once for showing, checking, downloads).
     component: std::cell::RefCell<Option<(String, Rc<Opened>)>>,
+    /// The names the view defines (`hangar find`), gathered at the first search.
+    names: std::cell::RefCell<Option<Rc<hangar::FindIndex>>>,
 }
 
 /// Grows the wasm's memory to `mib` MiB (at most 1024) and writes every byte once, then frees it
@@ -289,6 +291,7 @@ impl Workspace {
             ids: Vec::new(),
             view: None,
             component: Default::default(),
+            names: Default::default(),
         }
     }
 
@@ -342,6 +345,7 @@ impl Workspace {
         .to_string();
         self.view = Some(Arc::new(view));
         self.component.replace(None);
+        self.names.replace(None);
         Ok(Listed { meta, paths })
     }
 
@@ -485,6 +489,51 @@ impl Workspace {
             })
             .collect();
         Ok(json!(ok).to_string())
+    }
+
+    /// `hangar find QUERY --json` over the opened folder (a game, an extension, a game with its
+    /// extensions): what it defines whose id or in-game name (English) matches `query`, best
+    /// first, as `[{"kind", "id", "name", "file", "extension"}...]`. The names are gathered at
+    /// the first search and kept until other files are opened.
+    pub fn find(&self, query: String, kind: Option<String>) -> Result<String, JsError> {
+        let view = self
+            .view
+            .as_ref()
+            .ok_or_else(|| js_error(page_error(&self.label, "no files opened")))?;
+        let kind = kind
+            .filter(|k| !k.is_empty())
+            .map(|k| hangar::FoundKind::parse(&k))
+            .transpose()
+            .map_err(js_error)?;
+        let options = hangar::FindOptions {
+            kind,
+            cache: false,
+            ..Default::default()
+        };
+        if query.trim().is_empty() {
+            // The library's refusal, worded once.
+            return hangar::find_in(&[], &query, &options)
+                .map(|_| String::new())
+                .map_err(js_error);
+        }
+        // Texts are gathered only for a text search, so that index is not kept.
+        let texts = kind == Some(hangar::FoundKind::Text);
+        let kept = if texts {
+            None
+        } else {
+            self.names.borrow().clone()
+        };
+        let index = kept.unwrap_or_else(|| {
+            let made = Rc::new(hangar::FindIndex::of_views(
+                std::slice::from_ref(&**view),
+                &options,
+            ));
+            if !texts {
+                self.names.replace(Some(Rc::clone(&made)));
+            }
+            made
+        });
+        serde_json::to_string(&index.search(&query, kind)).map_err(js_error)
     }
 
     /// `hangar validate --json` of the file at `path`: `{"ok": bool, "findings": [...]}`.

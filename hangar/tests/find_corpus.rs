@@ -142,6 +142,8 @@ fn names_come_from_the_game_and_the_extensions_patches() {
                 "ship_arg_m_frigate_01_a_macro",
                 "Kerberos (Vanguard)"
             ),
+            // The component is shown by the name of the macro that builds it.
+            ("component", "ship_arg_m_frigate_01", "Kerberos (Vanguard)"),
             ("ware", "ship_arg_m_frigate_01_a", "Kerberos (Vanguard)"),
         ]
     );
@@ -189,9 +191,16 @@ fn names_come_from_the_game_and_the_extensions_patches() {
 
     // The mod's own names, the whole name first.
     let cerberus = hangar::find(&games, "cerberus dropship", &options()).unwrap();
-    assert_eq!(cerberus.len(), 2);
-    assert_eq!(cerberus[0].id, "arg_dropship_macro");
-    assert_eq!(cerberus[1].id, "arg_dropship_ware");
+    let ids: Vec<&str> = cerberus.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["arg_dropship_macro", "arg_dropship", "arg_dropship_ware"]
+    );
+    assert_eq!(cerberus[1].name, "Cerberus Dropship");
+    assert_eq!(
+        cerberus[1].file,
+        "extensions/dropships/assets/units/size_m/arg_dropship.xml"
+    );
 
     // Kinds, ids and components.
     let comps = hangar::find(
@@ -260,6 +269,11 @@ fn an_extension_alone_resolves_its_own_texts() {
             (
                 "ship_par_m_dropship_01_a_macro",
                 "assets/units/size_m/macros/ship_par_m_dropship_01_a_macro.xml",
+                Some(ext)
+            ),
+            (
+                "par_dropship",
+                "assets/units/size_m/par_dropship.xml",
                 Some(ext)
             ),
             ("par_dropship_ware", "libraries/wares.xml", Some(ext)),

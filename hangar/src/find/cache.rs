@@ -12,7 +12,8 @@ use crate::vfs::GameView;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const HEADER: &str = "hangar find index 1";
+// 2: components carry the name of a macro building them.
+const HEADER: &str = "hangar find index 2";
 
 /// Where the index of `dirs` in `lang` is kept, and the names it was made for.
 pub struct Signature {

@@ -134,6 +134,8 @@ struct MacroDef {
     id: String,
     name: Option<String>,
     basename: Option<String>,
+    /// The component it builds (`<component ref>`), which the game shows by this macro's name.
+    component: Option<String>,
 }
 
 /// The `<macro>` elements of a macro file's bytes.
@@ -154,10 +156,16 @@ fn macros_in(bytes: &[u8]) -> Vec<MacroDef> {
                 .find(|c| c.has_tag_name("properties"))
                 .and_then(|p| p.children().find(|c| c.has_tag_name("identification")));
             let attr = |a: &str| ident.and_then(|i| i.attribute(a)).map(str::to_string);
+            let component = m
+                .children()
+                .find(|c| c.has_tag_name("component"))
+                .and_then(|c| c.attribute("ref"))
+                .map(str::to_string);
             Some(MacroDef {
                 id,
                 name: attr("name"),
                 basename: attr("basename"),
+                component,
             })
         })
         .collect()
@@ -383,12 +391,19 @@ pub fn gather(views: &[GameView], lang: u32, with_texts: bool) -> (Vec<Item>, Ve
         }
     }
     defs.sort_by_key(|d| !d.0);
+    // A component has no name of its own: the game shows it by the name of a macro building it.
+    let mut component_names: HashMap<String, String> = HashMap::new();
     for (_, _, p, oi, d) in defs {
         if !done.insert(d.id.to_lowercase()) {
             continue;
         }
         let name = d.name.as_deref().and_then(|n| texts.shown(n));
         let basename = d.basename.as_deref().and_then(|n| texts.shown(n));
+        if let (Some(c), Some(n)) = (&d.component, name.as_ref().or(basename.as_ref())) {
+            component_names
+                .entry(c.to_lowercase())
+                .or_insert_with(|| n.clone());
+        }
         let extension = owners.get(oi).and_then(|o| o.extension.clone());
         items.push(Item {
             found: Found {
@@ -437,7 +452,10 @@ pub fn gather(views: &[GameView], lang: u32, with_texts: bool) -> (Vec<Item>, Ve
             found: Found {
                 kind: Kind::Component,
                 id: e.name.clone(),
-                name: String::new(),
+                name: component_names
+                    .get(&e.name.to_lowercase())
+                    .cloned()
+                    .unwrap_or_default(),
                 file,
                 extension: o.and_then(|o| o.extension.clone()),
             },

@@ -56,7 +56,8 @@ pub struct Found {
     pub kind: Kind,
     /// The macro's or component's index name, the ware's id, a text's `{page,id}`.
     pub id: String,
-    /// The name the game shows (empty when it has none: components, unnamed macros).
+    /// The name the game shows (empty when it has none: unnamed macros). A component is shown
+    /// by the name of a macro that builds it.
     pub name: String,
     /// The file that defines it, as a path in the view (`extensions/NAME/...` for an extension
     /// of a game folder).
