@@ -1,8 +1,8 @@
 //! LODs and collision meshes made from a part's lod0 with meshoptimizer's simplifier (the `native`
 //! feature; without it LODs are refused and a collision mesh is lod0 itself).
 //!
-//! A LOD keeps the outline (the simplifier's border lock, on the mesh welded by position so that
-//! UV and normal seams are not borders) and has at most 60% of the triangles of the level before;
+//! A LOD keeps the outline (the simplifier's border lock, on each primitive's own vertices welded by
+//! position so that UV and normal seams are not borders) and has at most 60% of the triangles of the level before;
 //! a collision mesh is lod0 simplified to a few hundred triangles, a box where lod0 is too thin or
 //! too small to hold one.
 
@@ -27,12 +27,19 @@ fn used_bounds(mesh: &Mesh) -> Option<([f32; 3], [f32; 3])> {
     bounds(&used)
 }
 
-#[cfg(any(feature = "native", test))]
 /// Whether `b`'s box is within `share` of `a`'s diagonal of `a`'s box on every side.
+#[cfg(test)]
 fn same_box(a: &Mesh, b: &Mesh, share: f32) -> bool {
-    let (Some((alo, ahi)), Some((blo, bhi))) = (used_bounds(a), used_bounds(b)) else {
-        return false;
-    };
+    match (used_bounds(a), used_bounds(b)) {
+        (Some(a), Some(b)) => boxes_close(a, b, share),
+        _ => false,
+    }
+}
+
+/// Whether box `b` is within `share` of `a`'s diagonal of box `a` on every side.
+#[cfg(any(feature = "native", test))]
+fn boxes_close(a: ([f32; 3], [f32; 3]), b: ([f32; 3], [f32; 3]), share: f32) -> bool {
+    let ((alo, ahi), (blo, bhi)) = (a, b);
     let diag = (0..3)
         .map(|k| (ahi[k] - alo[k]).powi(2))
         .sum::<f32>()
@@ -57,39 +64,130 @@ fn position_remap(positions: &[[f32; 3]]) -> Vec<u32> {
         .collect()
 }
 
-/// `mesh` simplified towards `ratio` of its triangles, each primitive on its own.
+/// A mesh as the simplifier sees it: each primitive's triangles over its own vertices only (the
+/// simplifier's work and memory grow with the vertices it is handed, and a part's mesh holds those
+/// of all its materials), welded by position so seams of normals and UVs are not borders.
 #[cfg(feature = "native")]
-fn simplified(mesh: &Mesh, ratio: f64, error: f32, lock_border: bool, sloppy: bool) -> Mesh {
-    use meshopt::SimplifyOptions;
-    let remap = position_remap(&mesh.vertices.positions);
-    let mut out = mesh.clone();
-    for prim in &mut out.primitives {
-        let shadow: Vec<u32> = prim
-            .indices
+struct Welded {
+    prims: Vec<WeldedPrimitive>,
+}
+
+/// One primitive as the simplifier sees it: its positions, its triangles over them, and the mesh's
+/// vertex of each position.
+#[cfg(feature = "native")]
+struct WeldedPrimitive {
+    positions: Vec<[f32; 3]>,
+    indices: Vec<u32>,
+    vertex: Vec<u32>,
+}
+
+#[cfg(feature = "native")]
+impl Welded {
+    fn new(mesh: &Mesh) -> Welded {
+        let positions = &mesh.vertices.positions;
+        let remap = position_remap(positions);
+        let mut local = vec![u32::MAX; positions.len()];
+        let prims = mesh
+            .primitives
             .iter()
-            .map(|&i| remap.get(i as usize).copied().unwrap_or(i))
+            .map(|prim| {
+                let (mut pos, mut global) = (Vec::new(), Vec::new());
+                let idx = prim
+                    .indices
+                    .iter()
+                    .map(|&i| {
+                        let g = remap.get(i as usize).copied().unwrap_or(i);
+                        match local.get_mut(g as usize) {
+                            Some(slot) if *slot != u32::MAX => *slot,
+                            slot => {
+                                let k = pos.len() as u32;
+                                if let Some(slot) = slot {
+                                    *slot = k;
+                                }
+                                pos.push(positions.get(g as usize).copied().unwrap_or_default());
+                                global.push(g);
+                                k
+                            }
+                        }
+                    })
+                    .collect();
+                for &g in &global {
+                    if let Some(slot) = local.get_mut(g as usize) {
+                        *slot = u32::MAX;
+                    }
+                }
+                WeldedPrimitive {
+                    positions: pos,
+                    indices: idx,
+                    vertex: global,
+                }
+            })
             .collect();
-        let target = ((shadow.len() / 3) as f64 * ratio) as usize * 3;
-        let options = if lock_border {
-            SimplifyOptions::LockBorder
-        } else {
-            SimplifyOptions::None
-        };
-        prim.indices = if sloppy {
-            meshopt::simplify_sloppy_decoder(&shadow, &mesh.vertices.positions, target, error, None)
-        } else {
-            meshopt::simplify_decoder(
-                &shadow,
-                &mesh.vertices.positions,
-                target,
-                error,
-                options,
-                None,
-            )
-        };
+        Welded { prims }
     }
-    out.primitives.retain(|p| p.indices.len() >= 3);
+
+    /// Each primitive's triangles (as the mesh's vertices) simplified towards `ratio` of them.
+    fn simplified(&self, ratio: f64, error: f32, lock_border: bool, sloppy: bool) -> Vec<Vec<u32>> {
+        use meshopt::SimplifyOptions;
+        self.prims
+            .iter()
+            .map(|p| {
+                let (pos, idx) = (&p.positions, &p.indices);
+                let target = ((idx.len() / 3) as f64 * ratio) as usize * 3;
+                let options = if lock_border {
+                    SimplifyOptions::LockBorder
+                } else {
+                    SimplifyOptions::None
+                };
+                let out = if sloppy {
+                    meshopt::simplify_sloppy_decoder(idx, pos, target, error, None)
+                } else {
+                    meshopt::simplify_decoder(idx, pos, target, error, options, None)
+                };
+                out.iter()
+                    .map(|&l| p.vertex.get(l as usize).copied().unwrap_or(0))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// `mesh` with each primitive's triangles replaced by `indices` (a primitive left without one
+/// triangle dropped).
+#[cfg(feature = "native")]
+fn with_indices(mesh: &Mesh, indices: Vec<Vec<u32>>) -> Mesh {
+    let mut out = Mesh {
+        primitives: Vec::new(),
+        ..mesh.clone()
+    };
+    out.primitives = mesh
+        .primitives
+        .iter()
+        .zip(indices)
+        .filter(|(_, i)| i.len() >= 3)
+        .map(|(p, indices)| Primitive {
+            indices,
+            material: p.material,
+        })
+        .collect();
     out
+}
+
+/// The triangles `indices` count and whether their box is within `share` of `mesh`'s diagonal of
+/// its box on every side.
+#[cfg(feature = "native")]
+fn judged(mesh: &Mesh, indices: &[Vec<u32>], share: f32) -> (usize, bool) {
+    let n = indices.iter().map(|i| i.len() / 3).sum();
+    let used: Vec<[f32; 3]> = indices
+        .iter()
+        .flatten()
+        .filter_map(|&i| mesh.vertices.positions.get(i as usize).copied())
+        .collect();
+    let same = match (used_bounds(mesh), bounds(&used)) {
+        (Some(a), Some(b)) => boxes_close(a, b, share),
+        _ => false,
+    };
+    (n, same)
 }
 
 /// The next LOD of `mesh`: at most [`LOD_RATIO`] of its triangles with the same box (within 5% of
@@ -105,6 +203,7 @@ pub(crate) fn next_lod(mesh: &Mesh) -> Option<Mesh> {
     #[cfg(feature = "native")]
     {
         let limit = (before as f64 * LOD_RATIO).floor() as usize;
+        let welded = Welded::new(mesh);
         for (error, lock, sloppy) in [
             (0.01, true, false),
             (0.05, true, false),
@@ -112,10 +211,10 @@ pub(crate) fn next_lod(mesh: &Mesh) -> Option<Mesh> {
             (0.2, false, false),
             (0.05, false, true),
         ] {
-            let m = simplified(mesh, 0.5, error, lock, sloppy);
-            let n = m.triangle_count();
-            if n > 0 && n <= limit && same_box(mesh, &m, 0.04) {
-                return Some(compact(m));
+            let indices = welded.simplified(0.5, error, lock, sloppy);
+            let (n, same) = judged(mesh, &indices, 0.04);
+            if n > 0 && n <= limit && same {
+                return Some(compact(with_indices(mesh, indices)));
             }
         }
     }
@@ -206,10 +305,11 @@ pub(crate) fn collision(mesh: &Mesh) -> Result<Mesh> {
         let mut best = base;
         if n > COLLISION_TRIANGLES {
             let ratio = COLLISION_TRIANGLES as f64 / n as f64;
+            let welded = Welded::new(&best);
             for (error, sloppy) in [(0.02f32, false), (0.05, false), (0.05, true)] {
-                let m = simplified(&best, ratio, error, false, sloppy);
-                if m.triangle_count() >= 4 && same_box(&best, &m, 0.05) {
-                    best = m;
+                let indices = welded.simplified(ratio, error, false, sloppy);
+                if let (4.., true) = judged(&best, &indices, 0.05) {
+                    best = with_indices(&best, indices);
                     break;
                 }
             }
