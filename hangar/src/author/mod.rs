@@ -536,6 +536,13 @@ fn new_content(
     }
     let (_, size_word) = size_of(&t.class);
     let mut authored = scene::read(scene, size_word)?;
+    // Bullets and effects may be parts without geometry; a ship is seen.
+    if t.class.starts_with("ship_") && !authored.parts.iter().any(|p| p.lod0.is_some()) {
+        return Err(Error::refused(
+            "nodes",
+            "the scene has no mesh: a ship needs at least one part with geometry (a mesh object)",
+        ));
+    }
     let made = match spec.textures {
         true => materials::new_materials(scene, id, &folder, &spec.images, t.library.as_ref())?,
         false => Default::default(),
@@ -668,10 +675,12 @@ fn new_content(
                 "template",
                 format!("the template's component was not found: the scene's connections and those every {} has (space, position) are written", t.class),
             ));
+            // Those the scene places itself are its own.
             xml::class_connections(&component_class)
                 .into_iter()
-                .map(|xml| xml::TakenConnection {
-                    name: String::new(),
+                .filter(|(name, _)| !placed.iter().any(|p| p.eq_ignore_ascii_case(name)))
+                .map(|(name, xml)| xml::TakenConnection {
+                    name: name.to_string(),
                     xml,
                     at: None,
                 })
@@ -1125,6 +1134,54 @@ mod tests {
             .find(|(p, _)| p.to_string_lossy().ends_with(end))
             .map(|(_, b)| b.clone())
             .unwrap_or_else(|| panic!("no {end}"))
+    }
+
+    #[test]
+    fn a_bullet_may_be_parts_without_geometry_and_a_ship_may_not() {
+        // A bullet's template whose component is out of view: the class's own connections, less
+        // the one the scene places itself.
+        let dir = std::env::temp_dir().join(format!("hangar-author-bullet-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let macros = dir.join("assets/fx/weaponfx/macros");
+        std::fs::create_dir_all(&macros).unwrap();
+        let template = macros.join("bullet_t_macro.xml");
+        std::fs::write(
+            &template,
+            "<macros><macro name=\"bullet_t_macro\" class=\"bullet\"><component ref=\"bullet_t\"/></macro></macros>",
+        )
+        .unwrap();
+        let mut scene = Scene::default();
+        for (name, tags, z) in [
+            ("space", "bullet", 0.0),
+            ("con_fx", "effect", 1.0),
+            ("glow", "part", 2.0),
+        ] {
+            let mut n = Node::new(name);
+            n.translation = glam::Vec3::new(0.0, 0.0, z);
+            n.extras.insert("tags".into(), tags.into());
+            scene.nodes.push(n);
+        }
+        let spec = NewComponent::new(template.to_string_lossy(), "bullet_new");
+        let ext = new_component(&scene, &spec, None).unwrap();
+        let comp = text_of(&ext, "assets/fx/weaponfx/bullet_new.xml");
+        assert!(comp.contains("class=\"bullet\""), "{comp}");
+        assert!(comp.contains("<part name=\"glow\"/>"), "{comp}");
+        assert_eq!(comp.matches("name=\"space\"").count(), 1, "{comp}");
+        assert_eq!(comp.matches("name=\"position\"").count(), 1, "{comp}");
+        assert!(!ext
+            .files()
+            .iter()
+            .any(|(p, _)| p.to_string_lossy().ends_with(".xmf")));
+        // No part at all: refused, whatever the class.
+        let refused = new_component(&Scene::default(), &spec, None).unwrap_err();
+        assert!(refused.message.contains("no part"), "{}", refused.message);
+        // A ship is seen: geometry required.
+        let ship = template_mod("bullet-ship", "ship_m");
+        let spec = NewComponent::new(ship.to_string_lossy(), "ship_new");
+        let refused = new_component(&scene, &spec, None).unwrap_err();
+        assert!(refused.message.contains("no mesh"), "{}", refused.message);
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(ship.ancestors().nth(5).unwrap());
     }
 
     #[test]

@@ -361,10 +361,11 @@ pub(crate) fn read(scene: &Scene, size: &str) -> Result<Authored> {
             }
         }
     }
-    if !out.parts.iter().any(|p| p.lod0.is_some()) {
+    if out.parts.is_empty() {
         return Err(Error::refused(
             "nodes",
-            "the scene has no mesh: a component needs at least one part (a mesh object)",
+            "the scene has no part: a component needs at least one (a mesh object, or an empty \
+             tagged part for a part without geometry, as bullets and effects have)",
         ));
     }
     Ok(out)
@@ -563,7 +564,7 @@ mod tests {
     }
 
     #[test]
-    fn a_size_without_a_kind_and_a_scene_without_mesh_are_refused() {
+    fn a_size_without_a_kind_and_a_scene_without_part_are_refused() {
         let mut scene = Scene::default();
         let mut e = Node::new("gun");
         e.extras.insert("tags".into(), json!("medium standard"));
@@ -574,6 +575,6 @@ mod tests {
             .extras
             .insert("tags".into(), json!("weapon medium"));
         let err = read(&scene, "medium").unwrap_err();
-        assert!(err.message.contains("no mesh"), "{err}");
+        assert!(err.message.contains("no part"), "{err}");
     }
 }

@@ -317,8 +317,9 @@ pub(crate) fn template_connections(
 }
 
 /// The connections every component of `class` has without a place (`space` tagged by the class,
-/// `position`, and `container` for what holds things), for a template whose component is not in view.
-pub(crate) fn class_connections(class: &str) -> Vec<String> {
+/// `position`, and `container` for what holds things), for a template whose component is not in view,
+/// each with its name.
+pub(crate) fn class_connections(class: &str) -> Vec<(&'static str, String)> {
     let space = match class.strip_prefix("ship_") {
         Some(_) => format!("ship {class}"),
         None => class.to_string(),
@@ -342,12 +343,21 @@ pub(crate) fn class_connections(class: &str) -> Vec<String> {
         );
     let mut out = Vec::new();
     if holds {
-        out.push("<connection name=\"container\" tags=\"contents\" value=\"0\"/>".to_string());
+        out.push((
+            "container",
+            "<connection name=\"container\" tags=\"contents\" value=\"0\"/>".to_string(),
+        ));
     }
-    out.push("<connection name=\"position\" tags=\"position\" value=\"1\"/>".to_string());
-    out.push(format!(
-        "<connection name=\"space\" tags=\"{}\">\n\t\t\t\t<offset/>\n\t\t\t</connection>",
-        escaped(&space)
+    out.push((
+        "position",
+        "<connection name=\"position\" tags=\"position\" value=\"1\"/>".to_string(),
+    ));
+    out.push((
+        "space",
+        format!(
+            "<connection name=\"space\" tags=\"{}\">\n\t\t\t\t<offset/>\n\t\t\t</connection>",
+            escaped(&space)
+        ),
     ));
     out
 }
