@@ -482,6 +482,8 @@ fn scene_to_py<'py>(
         x.set_item("extras", extras_text(&a.extras)?)?;
         let channels = PyList::empty(py);
         for c in &a.channels {
+            // Python takes step and linear keys: a cubic spline as its curve sampled.
+            let c = c.sampled();
             let q = PyDict::new(py);
             q.set_item("node", c.node)?;
             q.set_item("property", property_name(c.property))?;
@@ -489,7 +491,7 @@ fn scene_to_py<'py>(
                 "interpolation",
                 match c.interpolation {
                     Interpolation::Step => "STEP",
-                    Interpolation::Linear => "LINEAR",
+                    Interpolation::Linear | Interpolation::CubicSpline => "LINEAR",
                 },
             )?;
             q.set_item("times", PyArray1::from_slice(py, &c.times))?;

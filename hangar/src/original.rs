@@ -315,6 +315,8 @@ pub(crate) fn from_original(
     notes: &mut Vec<Warning>,
 ) -> Option<Result<(Vec<u8>, Vec<Warning>)>> {
     let (was, bytes) = (was.as_ref(), was_opened.source_bytes());
+    // The originals' formats hold linear keys, as the scene read from them does.
+    let scene = &*scene.cubic_sampled();
     let same_ext = |e: &str| crate::io::has_ext(output, e) && crate::io::has_ext(original, e);
     if same_ext("xmf") {
         return was

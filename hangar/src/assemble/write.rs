@@ -527,7 +527,7 @@ fn rest_pose(scene: &Scene, p: usize, old: &Offset) -> (glam::Vec3, glam::Quat) 
             .flat_map(|a| &a.channels)
             .filter(|c| c.node == p && c.property == property)
             .any(|c| {
-                c.values.chunks_exact(now.len()).any(|v| {
+                (0..c.times.len()).filter_map(|k| c.key_value(k)).any(|v| {
                     let near = |sign: f32| {
                         v.iter()
                             .zip(now)

@@ -242,14 +242,26 @@ fn states(scene: &Scene, authored: &mut scene::Authored) -> Result<Option<Moving
                 }
                 continue;
             };
-            let mut c = c.clone();
+            // Only translation and scale keep a cubic spline (the .ani's bezier keys); a curve
+            // of another track is its samples.
+            let mut c = match c.property {
+                Property::Translation | Property::Scale => c.clone(),
+                _ => c.sampled().into_owned(),
+            };
             let w = c.width();
+            // A cubic spline's keys are (in-tangent, value, out-tangent): tangents are directions.
+            let cubic = c.interpolation == crate::model::Interpolation::CubicSpline;
+            let is_value = |k: usize| !cubic || k % 3 == 1;
             let mut values: Vec<f32> = c.values.to_vec();
             match c.property {
                 Property::Translation => {
                     if let Some(m) = part.frame {
-                        for v in values.chunks_exact_mut(w) {
-                            let p = m.transform_point3(glam::Vec3::new(v[0], v[1], v[2]));
+                        for (k, v) in values.chunks_exact_mut(w).enumerate() {
+                            let x = glam::Vec3::new(v[0], v[1], v[2]);
+                            let p = match is_value(k) {
+                                true => m.transform_point3(x),
+                                false => m.transform_vector3(x),
+                            };
                             v.copy_from_slice(&p.to_array());
                         }
                     }
@@ -1126,6 +1138,59 @@ mod tests {
         assert!(at(1.0).dot(whole).abs() > 0.9999, "{:?}", at(1.0));
         let mid = at(0.0).slerp(at(1.0), 0.5);
         assert!(mid.dot(half).abs() > 0.9999);
+    }
+
+    #[test]
+    fn a_cubic_move_is_written_as_bezier_keys() {
+        use crate::model::{Channel, Interpolation, Property};
+        let template = template_at(
+            "cubic",
+            "assets/structures/dock",
+            "dockingbay",
+            "<connection name=\"space\" tags=\"dockingbay\"><offset/></connection>",
+            &[],
+        );
+        // The door eases from x 0 to x 2 over 1 s (tangents 0), then on to x 3 by 2 s leaving at
+        // 1 a second: (in-tangent, value, out-tangent) a key, as glTF's CUBICSPLINE.
+        let mut scene = moving_lit();
+        let a = &mut scene.animations[0];
+        a.channels = vec![Channel {
+            node: 0,
+            property: Property::Translation,
+            interpolation: Interpolation::CubicSpline,
+            times: vec![0.0, 1.0, 2.0].into(),
+            values: vec![
+                0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, //
+                0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 1.0, 0.0, 0.0, //
+                0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            ]
+            .into(),
+        }];
+        let curve = a.channels[0].clone();
+        let spec = NewComponent::new(template.to_string_lossy(), "dock_cubic");
+        let ext = new_component(&scene, &spec, None).unwrap();
+        let bytes = text_of_bytes(&ext, "assets/structures/dock/dock_cubic_data.ani");
+        let (ani, _) = crate::formats::ani::read(&bytes).unwrap();
+        // A key a glTF key, bezier (5) on every axis: the curve is not resampled.
+        let keys = ani.fields["keys"].as_array().unwrap();
+        assert_eq!(keys.len(), 3);
+        assert!(keys
+            .iter()
+            .all(|k| k["interpolationX"] == 5 && k["interpolationZ"] == 5));
+        assert_eq!(
+            keys[1]["value"][0], -2.0,
+            "x mirrored into the game's frame"
+        );
+        // Read back, on the glTF's Hermite curve at and between the keys (x mirrored back).
+        let (anims, _) = crate::formats::ani::animations(&ani, &mut |_| Some(0));
+        let back = &anims[0].channels[0];
+        for t in [0.0, 1.0 / 6.0, 0.5, 1.0, 1.25, 1.5, 2.0] {
+            let want = curve.value_at(t).unwrap();
+            let got = back.value_at(t).unwrap();
+            assert!((want[0] - got[0]).abs() < 1e-3, "at {t}: {want:?} {got:?}");
+        }
+        assert!((curve.value_at(0.5).unwrap()[0] - 1.0).abs() < 1e-6);
+        assert!((curve.value_at(1.0 / 6.0).unwrap()[0] - 2.0 * 0.074_074).abs() < 1e-4);
     }
 
     fn text_of_bytes(ext: &NewExtension, end: &str) -> Vec<u8> {

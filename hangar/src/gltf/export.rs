@@ -961,9 +961,14 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
             };
             let n = c.times.len();
             let rising = c.times.windows(2).all(|w| w[0] < w[1]);
+            // A cubic spline's key is its in-tangent, value and out-tangent.
+            let per_key = match c.interpolation {
+                Interpolation::CubicSpline => 3,
+                _ => 1,
+            };
             if n == 0
                 || width == 0
-                || c.values.len() != n * width
+                || c.values.len() != n * width * per_key
                 || !rising
                 || c.node >= scene.nodes.len()
             {
@@ -1008,15 +1013,15 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                 }
             };
             let (count, ty) = match c.property {
-                Property::Weights => (n * width, accessor::Type::Scalar),
-                Property::Rotation => (n, accessor::Type::Vec4),
-                _ => (n, accessor::Type::Vec3),
+                Property::Weights => (n * width * per_key, accessor::Type::Scalar),
+                Property::Rotation => (n * per_key, accessor::Type::Vec4),
+                _ => (n * per_key, accessor::Type::Vec3),
             };
             // Channels reading the very same floats (M3 bones sharing an anim id) share one
             // output accessor: the slice's address names them, as the scene outlives the export.
             let shared_output = (c.values.as_ptr() as usize, c.values.len(), c.property as u8);
             let output = *outputs.entry(shared_output).or_insert_with(|| {
-                if b.quantize && c.property == Property::Rotation {
+                if b.quantize && c.property == Property::Rotation && per_key == 1 {
                     b.normalized(quantize::rotations(&c.values), count, I16, ty, None, None)
                 } else {
                     b.accessor(
@@ -1036,6 +1041,7 @@ fn export_animations<'s>(b: &mut Builder<'s>, scene: &'s Scene, warnings: &mut V
                 interpolation: Valid(match c.interpolation {
                     Interpolation::Step => animation::Interpolation::Step,
                     Interpolation::Linear => animation::Interpolation::Linear,
+                    Interpolation::CubicSpline => animation::Interpolation::CubicSpline,
                 }),
                 output,
             });

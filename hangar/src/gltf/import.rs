@@ -492,32 +492,33 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
                 }
                 _ => 3,
             };
-            // Cubic-spline keys hold (in-tangent, value, out-tangent): the curve they make, sampled.
-            let cubic =
-                c.sampler().interpolation() == ::gltf::animation::Interpolation::CubicSpline;
-            let (times, values) = if cubic && property != model::Property::Weights {
-                hermite_samples(
-                    &times,
-                    &values,
-                    width,
-                    property == model::Property::Rotation,
-                )
-            } else {
-                (times, values)
-            };
-            channels.push(model::Channel {
+            // Cubic-spline keys hold (in-tangent, value, out-tangent). Translation and scale keep
+            // them (an X4 .ani holds such curves); a rotation's curve, whose quaternions no Euler
+            // curve follows, and weights are read as the curve sampled.
+            let mut channel = model::Channel {
                 node: c.target().node().index(),
                 property,
-                interpolation: if c.sampler().interpolation()
-                    == ::gltf::animation::Interpolation::Step
-                {
-                    model::Interpolation::Step
-                } else {
-                    model::Interpolation::Linear
+                interpolation: match c.sampler().interpolation() {
+                    ::gltf::animation::Interpolation::Step => model::Interpolation::Step,
+                    ::gltf::animation::Interpolation::Linear => model::Interpolation::Linear,
+                    ::gltf::animation::Interpolation::CubicSpline => {
+                        model::Interpolation::CubicSpline
+                    }
                 },
                 times: times.into(),
                 values: values.into(),
-            });
+            };
+            let whole = channel.values.len() == channel.times.len() * 3 * width;
+            if channel.interpolation == model::Interpolation::CubicSpline
+                && (!whole
+                    || matches!(
+                        property,
+                        model::Property::Rotation | model::Property::Weights
+                    ))
+            {
+                channel = channel.sampled().into_owned();
+            }
+            channels.push(channel);
         }
         scene.animations.push(model::Animation {
             name: a.name().unwrap_or("animation").to_string(),
@@ -530,61 +531,6 @@ pub fn from_slice(bytes: &[u8], dir: Option<&Path>) -> Result<Imported> {
         .and_then(|s| s.name().map(str::to_string))
         .unwrap_or_default();
     Ok(Imported { scene, warnings })
-}
-
-/// A CUBICSPLINE track (per key: in-tangent, value, out-tangent, `width` floats each) as linear
-/// keys on its curve: every key, and between keys 30 a second (at most 64 a segment, 100,000 in
-/// all); a rotation's quaternions normalised, as glTF asks.
-fn hermite_samples(
-    times: &[f32],
-    values: &[f32],
-    width: usize,
-    rotation: bool,
-) -> (Vec<f32>, Vec<f32>) {
-    let key =
-        |k: usize, part: usize| values.get((k * 3 + part) * width..(k * 3 + part + 1) * width);
-    let mut out_t = Vec::with_capacity(times.len());
-    let mut out_v = Vec::with_capacity(times.len() * width);
-    let unit = |v: Vec<f32>| {
-        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if rotation && n > 1e-12 {
-            v.iter().map(|x| x / n).collect()
-        } else {
-            v
-        }
-    };
-    for k in 0..times.len() {
-        let Some(p0) = key(k, 1) else { break };
-        out_t.push(times[k]);
-        out_v.extend(unit(p0.to_vec()));
-        let (Some(&t1), Some(m0), Some(m1), Some(p1)) =
-            (times.get(k + 1), key(k, 2), key(k + 1, 0), key(k + 1, 1))
-        else {
-            continue;
-        };
-        let dt = t1 - times[k];
-        if !dt.is_finite() || dt <= 0.0 {
-            continue;
-        }
-        // At most 100,000 samples more than the keys: the output stays linear in the input.
-        let room = (times.len() + 100_000).saturating_sub(out_t.len());
-        let steps = ((dt * 30.0).ceil() as usize).clamp(1, 64).min(room.max(1));
-        for s in 1..steps {
-            let u = s as f32 / steps as f32;
-            let (u2, u3) = (u * u, u * u * u);
-            let v = (0..width)
-                .map(|i| {
-                    (2.0 * u3 - 3.0 * u2 + 1.0) * p0[i]
-                        + (u3 - 2.0 * u2 + u) * dt * m0[i]
-                        + (-2.0 * u3 + 3.0 * u2) * p1[i]
-                        + (u3 - u2) * dt * m1[i]
-                })
-                .collect();
-            out_t.push(times[k] + dt * u);
-            out_v.extend(unit(v));
-        }
-    }
-    (out_t, out_v)
 }
 
 /// A strip's or a fan's indices as a triangle list (each strip triangle wound as the first);
@@ -1137,7 +1083,68 @@ fn collision_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::hermite_samples;
+    use crate::model::hermite_samples;
+
+    #[test]
+    fn a_cubic_move_is_kept_as_its_keys_and_written_back_so() {
+        use crate::model::Interpolation;
+        // Two keys at 0 and 1 s; per key in-tangent, value, out-tangent (x only).
+        let times = [0.0f32, 1.0];
+        let values = [
+            0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, //
+            -1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+        ];
+        let bytes: Vec<u8> = times
+            .iter()
+            .chain(&values)
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let uri = format!(
+            "data:application/octet-stream;base64,{}",
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes)
+        );
+        let gltf = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "door"}],
+            "buffers": [{"byteLength": bytes.len(), "uri": uri}],
+            "bufferViews": [{"buffer": 0, "byteLength": 8}, {"buffer": 0, "byteOffset": 8, "byteLength": 72}],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+                {"bufferView": 1, "componentType": 5126, "count": 6, "type": "VEC3"}
+            ],
+            "animations": [{"name": "open", "samplers": [{"input": 0, "output": 1, "interpolation": "CUBICSPLINE"}],
+                            "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}]}]
+        });
+        let read = super::from_slice(gltf.to_string().as_bytes(), None)
+            .unwrap()
+            .scene;
+        let c = &read.animations[0].channels[0];
+        assert_eq!(c.interpolation, Interpolation::CubicSpline);
+        assert_eq!((&c.times[..], &c.values[..]), (&times[..], &values[..]));
+        // Out at 3 a second, in at -1: the curve overshoots 1 and comes back to 2.
+        let mid = c.value_at(0.5).unwrap()[0];
+        // Hermite at u = 0.5: p1 / 2 + m0 / 8 - m1 / 8.
+        assert!(
+            (mid - (0.5 * 2.0 + 0.125 * 3.0 + 0.125)).abs() < 1e-6,
+            "{mid}"
+        );
+        // Written as glTF: CUBICSPLINE again, the same floats.
+        let glb = crate::gltf::export::to_gltf_with(&read, None, Default::default())
+            .unwrap()
+            .to_glb()
+            .unwrap();
+        let back = super::from_slice(&glb, None).unwrap().scene;
+        let b = &back.animations[0].channels[0];
+        assert_eq!(b.interpolation, Interpolation::CubicSpline);
+        assert_eq!(&b.values[..], &values[..]);
+        // A writer without curves takes it sampled: every key and 30 a second.
+        let s = c.sampled();
+        assert_eq!(
+            (s.interpolation, s.times.len()),
+            (Interpolation::Linear, 31)
+        );
+        assert!((s.value_at(0.5).unwrap()[0] - mid).abs() < 1e-6);
+    }
 
     #[test]
     fn a_cubic_track_is_read_as_its_curve() {

@@ -55,6 +55,10 @@ pub enum Property {
 pub enum Interpolation {
     Step,
     Linear,
+    /// glTF's cubic spline: a key holds its in-tangent, its value and its out-tangent (a key's
+    /// width each, per second). Only translation and scale tracks come so (from a glTF file); the
+    /// writers that take no curve read them through [`Channel::sampled`].
+    CubicSpline,
 }
 
 /// Key times in seconds (strictly increasing) and one value a key (3 floats, 4 for rotation, one a
@@ -71,17 +75,51 @@ pub struct Channel {
 impl Channel {
     /// Floats a key (3, 4 for rotation, one a morph target for weights).
     pub fn width(&self) -> usize {
+        let per_key = match self.interpolation {
+            Interpolation::CubicSpline => 3,
+            _ => 1,
+        };
         match self.property {
             Property::Rotation => 4,
-            Property::Weights => (self.values.len() / self.times.len().max(1)).max(1),
+            Property::Weights => (self.values.len() / (self.times.len() * per_key).max(1)).max(1),
             _ => 3,
         }
+    }
+
+    /// The value of key `k` (for a cubic spline its value, not its tangents).
+    pub fn key_value(&self, k: usize) -> Option<&[f32]> {
+        let w = self.width();
+        let at = match self.interpolation {
+            Interpolation::CubicSpline => (3 * k + 1) * w,
+            _ => k * w,
+        };
+        self.values.get(at..at + w)
+    }
+
+    /// The channel as step or linear keys: itself, or a cubic spline's curve as linear keys (every
+    /// key, and between keys 30 a second; see [`hermite_samples`]).
+    pub fn sampled(&self) -> std::borrow::Cow<'_, Channel> {
+        if self.interpolation != Interpolation::CubicSpline {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let w = self.width();
+        let rotation = self.property == Property::Rotation;
+        let (times, values) = hermite_samples(&self.times, &self.values, w, rotation);
+        std::borrow::Cow::Owned(Channel {
+            interpolation: Interpolation::Linear,
+            times: times.into(),
+            values: values.into(),
+            ..self.clone()
+        })
     }
 
     /// The channel's value at `t` seconds, held before the first key and after the last; a
     /// rotation between keys is the normalised blend of the two quaternions (as Blender plays a
     /// clip). `None` for a channel without keys.
     pub fn value_at(&self, t: f32) -> Option<Vec<f32>> {
+        if self.interpolation == Interpolation::CubicSpline {
+            return self.cubic_at(t);
+        }
         let w = self.width();
         let key = |i: usize| self.values.get(i * w..(i + 1) * w);
         let n = self.times.len().min(self.values.len() / w);
@@ -119,6 +157,94 @@ impl Channel {
         }
         Some(v)
     }
+}
+
+impl Channel {
+    /// A cubic spline's value at `t`: held before the first key and after the last, the Hermite
+    /// curve of the two keys around `t` between them.
+    fn cubic_at(&self, t: f32) -> Option<Vec<f32>> {
+        let w = self.width();
+        let part = |k: usize, p: usize| self.values.get((k * 3 + p) * w..(k * 3 + p + 1) * w);
+        let n = self.times.len().min(self.values.len() / (3 * w));
+        if n == 0 {
+            return None;
+        }
+        let after = self.times[..n].partition_point(|&k| k <= t);
+        if after == 0 || after >= n {
+            return part(after.saturating_sub(1).min(n - 1), 1).map(<[f32]>::to_vec);
+        }
+        let k = after - 1;
+        let (t0, t1) = (self.times[k], self.times[after]);
+        let (p0, m0, m1, p1) = (part(k, 1)?, part(k, 2)?, part(after, 0)?, part(after, 1)?);
+        Some(hermite(
+            p0,
+            m0,
+            m1,
+            p1,
+            t1 - t0,
+            if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 },
+        ))
+    }
+}
+
+/// The Hermite curve of glTF's cubic spline at `u` (0-1) of a segment `dt` seconds long from `p0`
+/// (out-tangent `m0`) to `p1` (in-tangent `m1`).
+fn hermite(p0: &[f32], m0: &[f32], m1: &[f32], p1: &[f32], dt: f32, u: f32) -> Vec<f32> {
+    let (u2, u3) = (u * u, u * u * u);
+    (0..p0.len())
+        .map(|i| {
+            (2.0 * u3 - 3.0 * u2 + 1.0) * p0[i]
+                + (u3 - 2.0 * u2 + u) * dt * m0.get(i).copied().unwrap_or(0.0)
+                + (-2.0 * u3 + 3.0 * u2) * p1.get(i).copied().unwrap_or(0.0)
+                + (u3 - u2) * dt * m1.get(i).copied().unwrap_or(0.0)
+        })
+        .collect()
+}
+
+/// A CUBICSPLINE track (per key: in-tangent, value, out-tangent, `width` floats each) as linear
+/// keys on its curve: every key, and between keys 30 a second (at most 64 a segment, 100,000 in
+/// all); a rotation's quaternions normalised, as glTF asks.
+pub(crate) fn hermite_samples(
+    times: &[f32],
+    values: &[f32],
+    width: usize,
+    rotation: bool,
+) -> (Vec<f32>, Vec<f32>) {
+    let key =
+        |k: usize, part: usize| values.get((k * 3 + part) * width..(k * 3 + part + 1) * width);
+    let mut out_t = Vec::with_capacity(times.len());
+    let mut out_v = Vec::with_capacity(times.len() * width);
+    let unit = |v: Vec<f32>| {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if rotation && n > 1e-12 {
+            v.iter().map(|x| x / n).collect()
+        } else {
+            v
+        }
+    };
+    for k in 0..times.len() {
+        let Some(p0) = key(k, 1) else { break };
+        out_t.push(times[k]);
+        out_v.extend(unit(p0.to_vec()));
+        let (Some(&t1), Some(m0), Some(m1), Some(p1)) =
+            (times.get(k + 1), key(k, 2), key(k + 1, 0), key(k + 1, 1))
+        else {
+            continue;
+        };
+        let dt = t1 - times[k];
+        if !dt.is_finite() || dt <= 0.0 {
+            continue;
+        }
+        // At most 100,000 samples more than the keys: the output stays linear in the input.
+        let room = (times.len() + 100_000).saturating_sub(out_t.len());
+        let steps = ((dt * 30.0).ceil() as usize).clamp(1, 64).min(room.max(1));
+        for s in 1..steps {
+            let u = s as f32 / steps as f32;
+            out_t.push(times[k] + dt * u);
+            out_v.extend(unit(hermite(p0, m0, m1, p1, dt, u)));
+        }
+    }
+    (out_t, out_v)
 }
 
 /// A channel's key floats, read as a slice: its own, or a range of one buffer that the channels of
@@ -516,6 +642,26 @@ pub struct Edges {
 }
 
 impl Scene {
+    /// The scene with every cubic-spline channel as its curve sampled ([`Channel::sampled`]), for
+    /// a writer whose format keeps no such curve; itself when it has none.
+    pub fn cubic_sampled(&self) -> std::borrow::Cow<'_, Scene> {
+        let cubic = |c: &Channel| c.interpolation == Interpolation::CubicSpline;
+        if !self.animations.iter().any(|a| a.channels.iter().any(cubic)) {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut out = self.clone();
+        for c in out
+            .animations
+            .iter_mut()
+            .flat_map(|a| a.channels.iter_mut())
+        {
+            if cubic(c) {
+                *c = c.sampled().into_owned();
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
     /// Moves `other` into this scene, its root nodes under `parent`; returns where its nodes went.
     /// Materials, meshes, skins, lights, cameras and animations are re-indexed.
     pub fn append(&mut self, other: Scene, parent: Option<usize>) -> Vec<usize> {

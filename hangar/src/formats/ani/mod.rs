@@ -616,6 +616,10 @@ fn description(part: &str, state: &str, n: &[usize], duration: Value) -> Result<
 /// True when `channels` are what [`animations`] made of the stored `keys` (within float noise; a
 /// rotation may come back negated).
 fn keeps_keys(keys: &[Value], n: &[usize], channels: &[&Channel], node: usize) -> bool {
+    let sampled: Vec<std::borrow::Cow<'_, Channel>> =
+        channels.iter().map(|c| c.sampled()).collect();
+    let channels: Vec<&Channel> = sampled.iter().map(|c| &**c).collect();
+    let channels = &channels[..];
     let parsed: Vec<Key> = keys.iter().map(key).collect();
     let mut at = 0;
     let mut expected = Vec::new();
@@ -726,6 +730,22 @@ fn rebuilt(
         let Some(c) = channels.iter().find(|c| c.property == property) else {
             continue;
         };
+        // A cubic spline of a position or scale is the .ani's own bezier: a key a glTF key.
+        if c.interpolation == Interpolation::CubicSpline && property != Property::Rotation {
+            for (t, value, bezier) in bezier_keys(c, property) {
+                keys.push(json!({
+                    "value": value,
+                    "interpolationX": 5, "interpolationY": 5, "interpolationZ": 5,
+                    "time": t,
+                    "bezier": bezier, "tcb": ([0.0f32; 5]),
+                    "derivatives": ([0.0f32; 7]), "angle": 0,
+                }));
+                n[slot] += 1;
+                last = last.max(t);
+            }
+            continue;
+        }
+        let c = &*c.sampled();
         let width = if property == Property::Rotation { 4 } else { 3 };
         let ty = if c.interpolation == Interpolation::Step {
             1
@@ -782,6 +802,43 @@ fn rebuilt(
     // A state of one key lasts a frame, as the game's files have it.
     let duration = duration.unwrap_or(json!(if last > 0.0 { last } else { 1.0 / FPS }));
     Ok((description(part, state, &n, duration)?, keys))
+}
+
+/// The keys of a cubic-spline position or scale track in the game's frame: time, value and the
+/// bezier handles (per axis: out time, out value, in time, in value, absolute) a third of the way
+/// along each segment, which make the same curve as glTF's Hermite tangents.
+fn bezier_keys(c: &Channel, property: Property) -> Vec<(f32, [f32; 3], [f32; 12])> {
+    let part = |k: usize, p: usize| -> Option<[f32; 3]> {
+        let v = c.values.get((k * 3 + p) * 3..(k * 3 + p + 1) * 3)?;
+        // X is mirrored into the game's frame; a tangent turns with it.
+        Some(match property {
+            Property::Translation => [-v[0], v[1], v[2]],
+            _ => [v[0], v[1], v[2]],
+        })
+    };
+    let n = c.times.len().min(c.values.len() / 9);
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let (Some(a), Some(mut v), Some(b)) = (part(k, 0), part(k, 1), part(k, 2)) else {
+            break;
+        };
+        if property == Property::Scale {
+            // A part the glTF shrank to HIDDEN is hidden again.
+            v = v.map(|x| if x.abs() <= HIDDEN * 1.5 { 0.0 } else { x });
+        }
+        let t = c.times[k];
+        let before = k.checked_sub(1).map_or(0.0, |p| t - c.times[p]);
+        let after = c.times.get(k + 1).map_or(0.0, |&u| u - t);
+        let mut bezier = [0.0f32; 12];
+        for axis in 0..3 {
+            bezier[axis * 4] = t + after / 3.0;
+            bezier[axis * 4 + 1] = v[axis] + after * b[axis] / 3.0;
+            bezier[axis * 4 + 2] = t - before / 3.0;
+            bezier[axis * 4 + 3] = v[axis] - before * a[axis] / 3.0;
+        }
+        out.push((t, v, bezier));
+    }
+    out
 }
 
 /// A linear rotation track (quaternions, glTF's slerp between keys) with keys added where the

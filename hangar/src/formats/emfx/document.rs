@@ -68,6 +68,8 @@ impl FileFormat for EmfxFormat {
         output: &Path,
         _opts: &WriteOptions,
     ) -> Result<(Vec<u8>, Vec<Warning>)> {
+        // Emotion FX keys are linear.
+        let scene = &*scene.cubic_sampled();
         let (file, warnings) = if crate::io::has_ext(output, "xsm") {
             motion::skeletal(scene, None, None)?
         } else if crate::io::has_ext(output, "xpm") {

@@ -64,8 +64,9 @@ impl FileFormat for M3Format {
         output: &Path,
         opts: &WriteOptions,
     ) -> Result<(Vec<u8>, Vec<Warning>)> {
+        // M3 tracks hold linear keys.
         super::build::build(
-            scene,
+            &scene.cubic_sampled(),
             &super::build::Options {
                 motions_only: crate::io::has_ext(output, "m3a"),
                 modl_version: opts
