@@ -510,30 +510,19 @@ impl Workspace {
             cache: false,
             ..Default::default()
         };
-        if query.trim().is_empty() {
-            // The library's refusal, worded once.
-            return hangar::find_in(&[], &query, &options)
-                .map(|_| String::new())
-                .map_err(js_error);
-        }
-        // Texts are gathered only for a text search, so that index is not kept.
-        let texts = kind == Some(hangar::FoundKind::Text);
-        let kept = if texts {
-            None
-        } else {
-            self.names.borrow().clone()
-        };
-        let index = kept.unwrap_or_else(|| {
-            let made = Rc::new(hangar::FindIndex::of_views(
+        let make = || {
+            Rc::new(hangar::FindIndex::of_views(
                 std::slice::from_ref(&**view),
                 &options,
-            ));
-            if !texts {
-                self.names.replace(Some(Rc::clone(&made)));
-            }
-            made
-        });
-        serde_json::to_string(&index.search(&query, kind)).map_err(js_error)
+            ))
+        };
+        // Texts are gathered only for a text search: that index is not kept.
+        let index = match kind {
+            Some(hangar::FoundKind::Text) => make(),
+            _ => Rc::clone(self.names.borrow_mut().get_or_insert_with(make)),
+        };
+        let found = index.find(&query, kind).map_err(js_error)?;
+        serde_json::to_string(&found).map_err(js_error)
     }
 
     /// `hangar validate --json` of the file at `path`: `{"ok": bool, "findings": [...]}`.

@@ -173,17 +173,22 @@ fn with_indices(mesh: &Mesh, indices: Vec<Vec<u32>>) -> Mesh {
     out
 }
 
-/// The triangles `indices` count and whether their box is within `share` of `mesh`'s diagonal of
-/// its box on every side.
+/// The triangles `indices` (over `mesh`'s vertices) count and whether their box is within `share`
+/// of the diagonal of `was` (the box of the mesh simplified, taken once for all tries) on every side.
 #[cfg(feature = "native")]
-fn judged(mesh: &Mesh, indices: &[Vec<u32>], share: f32) -> (usize, bool) {
+fn judged(
+    mesh: &Mesh,
+    was: Option<([f32; 3], [f32; 3])>,
+    indices: &[Vec<u32>],
+    share: f32,
+) -> (usize, bool) {
     let n = indices.iter().map(|i| i.len() / 3).sum();
     let used: Vec<[f32; 3]> = indices
         .iter()
         .flatten()
         .filter_map(|&i| mesh.vertices.positions.get(i as usize).copied())
         .collect();
-    let same = match (used_bounds(mesh), bounds(&used)) {
+    let same = match (was, bounds(&used)) {
         (Some(a), Some(b)) => boxes_close(a, b, share),
         _ => false,
     };
@@ -204,6 +209,7 @@ pub(crate) fn next_lod(mesh: &Mesh) -> Option<Mesh> {
     {
         let limit = (before as f64 * LOD_RATIO).floor() as usize;
         let welded = Welded::new(mesh);
+        let was = used_bounds(mesh);
         for (error, lock, sloppy) in [
             (0.01, true, false),
             (0.05, true, false),
@@ -212,7 +218,7 @@ pub(crate) fn next_lod(mesh: &Mesh) -> Option<Mesh> {
             (0.05, false, true),
         ] {
             let indices = welded.simplified(0.5, error, lock, sloppy);
-            let (n, same) = judged(mesh, &indices, 0.04);
+            let (n, same) = judged(mesh, was, &indices, 0.04);
             if n > 0 && n <= limit && same {
                 return Some(compact(with_indices(mesh, indices)));
             }
@@ -308,7 +314,7 @@ pub(crate) fn collision(mesh: &Mesh) -> Result<Mesh> {
             let welded = Welded::new(&best);
             for (error, sloppy) in [(0.02f32, false), (0.05, false), (0.05, true)] {
                 let indices = welded.simplified(ratio, error, false, sloppy);
-                if let (4.., true) = judged(&best, &indices, 0.05) {
+                if let (4.., true) = judged(&best, Some((lo, hi)), &indices, 0.05) {
                     best = with_indices(&best, indices);
                     break;
                 }

@@ -150,6 +150,12 @@ impl Index {
         n
     }
 
+    /// [`Index::search`], an empty query refused (with the words `hangar find` says it with).
+    pub fn find(&self, query: &str, kind: Option<Kind>) -> Result<Vec<Found>> {
+        refuse_empty(query)?;
+        Ok(self.search(query, kind))
+    }
+
     /// The entries matching `query` (case-insensitive, its words in any order, in the id or the
     /// name), best first: the whole name (or id) equal, then the name holding the query, then
     /// every word in the name, then the id holding the query, then the words anywhere.
@@ -282,14 +288,13 @@ pub fn find(games: &[PathBuf], query: &str, options: &FindOptions) -> Result<Vec
             "no game named: give a game, extension or catalog folder",
         ));
     }
-    let index = Index::open(games, options)?;
-    Ok(index.search(query, options.kind))
+    Index::open(games, options)?.find(query, options.kind)
 }
 
 /// [`find`] over views already open (the page's dropped folders, a test's bytes); no cache.
 pub fn find_in(views: &[GameView], query: &str, options: &FindOptions) -> Result<Vec<Found>> {
     refuse_empty(query)?;
-    Ok(Index::of_views(views, options).search(query, options.kind))
+    Index::of_views(views, options).find(query, options.kind)
 }
 
 /// The id of the one macro of `view` the game shows as `name` (or whose id it is): a name shared

@@ -89,11 +89,10 @@ impl Channel {
     /// The value of key `k` (for a cubic spline its value, not its tangents).
     pub fn key_value(&self, k: usize) -> Option<&[f32]> {
         let w = self.width();
-        let at = match self.interpolation {
-            Interpolation::CubicSpline => (3 * k + 1) * w,
-            _ => k * w,
-        };
-        self.values.get(at..at + w)
+        match self.interpolation {
+            Interpolation::CubicSpline => spline_part(&self.values, w, k, 1),
+            _ => self.values.get(k * w..(k + 1) * w),
+        }
     }
 
     /// The channel as step or linear keys: itself, or a cubic spline's curve as linear keys (every
@@ -157,14 +156,12 @@ impl Channel {
         }
         Some(v)
     }
-}
 
-impl Channel {
     /// A cubic spline's value at `t`: held before the first key and after the last, the Hermite
     /// curve of the two keys around `t` between them.
     fn cubic_at(&self, t: f32) -> Option<Vec<f32>> {
         let w = self.width();
-        let part = |k: usize, p: usize| self.values.get((k * 3 + p) * w..(k * 3 + p + 1) * w);
+        let part = |k: usize, p: usize| spline_part(&self.values, w, k, p);
         let n = self.times.len().min(self.values.len() / (3 * w));
         if n == 0 {
             return None;
@@ -185,6 +182,13 @@ impl Channel {
             if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 },
         ))
     }
+}
+
+/// Part `part` of key `k` of a cubic spline's `values` (0 in-tangent, 1 value, 2 out-tangent),
+/// `width` floats.
+pub(crate) fn spline_part(values: &[f32], width: usize, k: usize, part: usize) -> Option<&[f32]> {
+    let at = (k * 3 + part) * width;
+    values.get(at..at + width)
 }
 
 /// The Hermite curve of glTF's cubic spline at `u` (0-1) of a segment `dt` seconds long from `p0`
@@ -210,8 +214,7 @@ pub(crate) fn hermite_samples(
     width: usize,
     rotation: bool,
 ) -> (Vec<f32>, Vec<f32>) {
-    let key =
-        |k: usize, part: usize| values.get((k * 3 + part) * width..(k * 3 + part + 1) * width);
+    let key = |k: usize, part: usize| spline_part(values, width, k, part);
     let mut out_t = Vec::with_capacity(times.len());
     let mut out_v = Vec::with_capacity(times.len() * width);
     let unit = |v: Vec<f32>| {

@@ -264,6 +264,15 @@ const KEY_GAP: f32 = 2e-3;
 /// rotation in the matrix; written back, it is 0 again.
 const HIDDEN: f32 = 1e-5;
 
+/// A scale factor from glTF: a part the glTF shrank to HIDDEN is hidden again (0).
+fn hidden_again(x: f32) -> f32 {
+    if x.abs() <= HIDDEN * 1.5 {
+        0.0
+    } else {
+        x
+    }
+}
+
 /// A scale factor as glTF gets it: 0 (a hidden part) as HIDDEN, its sign kept.
 fn unhidden(x: f32) -> f32 {
     if x.abs() < HIDDEN {
@@ -730,66 +739,20 @@ fn rebuilt(
         let Some(c) = channels.iter().find(|c| c.property == property) else {
             continue;
         };
-        // A cubic spline of a position or scale is the .ani's own bezier: a key a glTF key.
-        if c.interpolation == Interpolation::CubicSpline && property != Property::Rotation {
-            for (t, value, bezier) in bezier_keys(c, property) {
-                keys.push(json!({
-                    "value": value,
-                    "interpolationX": 5, "interpolationY": 5, "interpolationZ": 5,
-                    "time": t,
-                    "bezier": bezier, "tcb": ([0.0f32; 5]),
-                    "derivatives": ([0.0f32; 7]), "angle": 0,
-                }));
-                n[slot] += 1;
-                last = last.max(t);
-            }
-            continue;
-        }
-        let c = &*c.sampled();
-        let width = if property == Property::Rotation { 4 } else { 3 };
-        let ty = if c.interpolation == Interpolation::Step {
-            1
-        } else {
-            2
-        };
-        let mut previous: Option<[f32; 3]> = None;
-        let mut track: Vec<(f32, [f32; 3])> = Vec::with_capacity(c.times.len());
-        let dense;
-        let (times, values) = if property == Property::Rotation && ty == 2 {
-            dense = euler_safe(&c.times, &c.values);
-            (&dense.0[..], &dense.1[..])
-        } else {
-            (&c.times[..], &c.values[..])
-        };
-        for (t, v) in times.iter().zip(values.chunks_exact(width)) {
-            let value = match property {
-                Property::Translation => [-v[0], v[1], v[2]],
-                Property::Rotation => {
-                    let q = Quat::from_xyzw(v[0], v[1], v[2], v[3]).normalize();
-                    let (x, y, z) = q.to_euler(EulerRot::XYZ);
-                    let mut e = [x, -y, -z];
-                    // The game interpolates the angles: take the turn nearest the previous key.
-                    if let Some(p) = previous {
-                        for (a, b) in e.iter_mut().zip(p) {
-                            let turns = ((b - *a) / std::f32::consts::TAU).round();
-                            *a += turns * std::f32::consts::TAU;
-                        }
-                    }
-                    previous = Some(e);
-                    e
-                }
-                // A part the glTF shrank to HIDDEN is hidden again.
-                _ => [v[0], v[1], v[2]].map(|x| if x.abs() <= HIDDEN * 1.5 { 0.0 } else { x }),
+        // (time, value, interpolation type, bezier handles) a key.
+        let written: Vec<(f32, [f32; 3], i32, [f32; 12])> =
+            // A cubic spline of a position or scale is the .ani's own bezier: a key a glTF key.
+            if c.interpolation == Interpolation::CubicSpline && property != Property::Rotation {
+                bezier_keys(c, property)
+            } else {
+                linear_keys(&c.sampled(), property)
             };
-            track.push((*t, value));
-        }
-        // A tool's resampling (a key a frame) back to the keys that make the same curve.
-        for (t, value) in fewest_keys(&track, ty == 1) {
+        for (t, value, ty, bezier) in written {
             keys.push(json!({
                 "value": value,
                 "interpolationX": ty, "interpolationY": ty, "interpolationZ": ty,
                 "time": t,
-                "bezier": ([0.0f32; 12]), "tcb": ([0.0f32; 5]),
+                "bezier": bezier, "tcb": ([0.0f32; 5]),
                 "derivatives": ([0.0f32; 7]), "angle": 0,
             }));
             n[slot] += 1;
@@ -804,12 +767,59 @@ fn rebuilt(
     Ok((description(part, state, &n, duration)?, keys))
 }
 
-/// The keys of a cubic-spline position or scale track in the game's frame: time, value and the
-/// bezier handles (per axis: out time, out value, in time, in value, absolute) a third of the way
-/// along each segment, which make the same curve as glTF's Hermite tangents.
-fn bezier_keys(c: &Channel, property: Property) -> Vec<(f32, [f32; 3], [f32; 12])> {
+/// The keys of a step or linear track in the game's frame: (time, value, interpolation type 1 or
+/// 2, no bezier handles), a tool's resampling (a key a frame) back to the keys that make the same
+/// curve.
+fn linear_keys(c: &Channel, property: Property) -> Vec<(f32, [f32; 3], i32, [f32; 12])> {
+    let width = if property == Property::Rotation { 4 } else { 3 };
+    let ty = if c.interpolation == Interpolation::Step {
+        1
+    } else {
+        2
+    };
+    let mut previous: Option<[f32; 3]> = None;
+    let mut track: Vec<(f32, [f32; 3])> = Vec::with_capacity(c.times.len());
+    let dense;
+    let (times, values) = if property == Property::Rotation && ty == 2 {
+        dense = euler_safe(&c.times, &c.values);
+        (&dense.0[..], &dense.1[..])
+    } else {
+        (&c.times[..], &c.values[..])
+    };
+    for (t, v) in times.iter().zip(values.chunks_exact(width)) {
+        let value = match property {
+            Property::Translation => [-v[0], v[1], v[2]],
+            Property::Rotation => {
+                let q = Quat::from_xyzw(v[0], v[1], v[2], v[3]).normalize();
+                let (x, y, z) = q.to_euler(EulerRot::XYZ);
+                let mut e = [x, -y, -z];
+                // The game interpolates the angles: take the turn nearest the previous key.
+                if let Some(p) = previous {
+                    for (a, b) in e.iter_mut().zip(p) {
+                        let turns = ((b - *a) / std::f32::consts::TAU).round();
+                        *a += turns * std::f32::consts::TAU;
+                    }
+                }
+                previous = Some(e);
+                e
+            }
+            // A part the glTF shrank to HIDDEN is hidden again.
+            _ => [v[0], v[1], v[2]].map(hidden_again),
+        };
+        track.push((*t, value));
+    }
+    fewest_keys(&track, ty == 1)
+        .into_iter()
+        .map(|(t, v)| (t, v, ty, [0.0; 12]))
+        .collect()
+}
+
+/// The keys of a cubic-spline position or scale track in the game's frame: time, value, type 5
+/// and the bezier handles (per axis: out time, out value, in time, in value, absolute) a third of
+/// the way along each segment, which make the same curve as glTF's Hermite tangents.
+fn bezier_keys(c: &Channel, property: Property) -> Vec<(f32, [f32; 3], i32, [f32; 12])> {
     let part = |k: usize, p: usize| -> Option<[f32; 3]> {
-        let v = c.values.get((k * 3 + p) * 3..(k * 3 + p + 1) * 3)?;
+        let v = crate::model::spline_part(&c.values, 3, k, p)?;
         // X is mirrored into the game's frame; a tangent turns with it.
         Some(match property {
             Property::Translation => [-v[0], v[1], v[2]],
@@ -823,8 +833,7 @@ fn bezier_keys(c: &Channel, property: Property) -> Vec<(f32, [f32; 3], [f32; 12]
             break;
         };
         if property == Property::Scale {
-            // A part the glTF shrank to HIDDEN is hidden again.
-            v = v.map(|x| if x.abs() <= HIDDEN * 1.5 { 0.0 } else { x });
+            v = v.map(hidden_again);
         }
         let t = c.times[k];
         let before = k.checked_sub(1).map_or(0.0, |p| t - c.times[p]);
@@ -836,7 +845,7 @@ fn bezier_keys(c: &Channel, property: Property) -> Vec<(f32, [f32; 3], [f32; 12]
             bezier[axis * 4 + 2] = t - before / 3.0;
             bezier[axis * 4 + 3] = v[axis] - before * a[axis] / 3.0;
         }
-        out.push((t, v, bezier));
+        out.push((t, v, 5, bezier));
     }
     out
 }
