@@ -11,6 +11,16 @@ import numpy
 from mathutils import Matrix, Vector
 
 
+def start(argv):
+    """The scripts' arguments (ZIP OUT.png [TEMPLATE_MACRO.xml EXTENSION_DIR]) once the extension in ZIP
+    is installed and an empty scene is open: (out, template, ext_dir, scene)."""
+    zip_path, out = argv[1], argv[2]
+    template, ext_dir = (argv[3], argv[4]) if len(argv) > 4 else (None, None)
+    bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return out, template, ext_dir, bpy.context.scene
+
+
 def flat(name, rgb, emit=0.0):
     m = bpy.data.materials.new(name)
     m.use_nodes = True

@@ -13,13 +13,9 @@ import sys
 import bpy
 from mathutils import Matrix, Vector
 
-from picture_kit import arrow, camera, flat, label, render
+from picture_kit import arrow, camera, flat, label, render, start
 
-zip_path, out = sys.argv[1], sys.argv[2]
-template, ext_dir = (sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else (None, None)
-bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
-bpy.ops.wm.read_homefile(use_empty=True)
-scene = bpy.context.scene
+out, template, ext_dir, scene = start(sys.argv)
 scene.render.fps = 30
 
 # Parts: mesh objects named after the part.

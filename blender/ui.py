@@ -57,8 +57,13 @@ _models = {}  # game folder -> what hangar shows in it (its catalogs' indexes re
 GAME_FILES = (".cat", ".sc2map", ".sc2mod", ".sc2components", ".mpq")
 
 
+def game_folder(game):
+    """The dialog's game folder or archive as an absolute path ("" when none is named)."""
+    return os.path.abspath(bpy.path.abspath(game)) if game else ""
+
+
 def game_models(game):
-    game = os.path.abspath(bpy.path.abspath(game)) if game else ""
+    game = game_folder(game)
     if game not in _models:
         _models[game] = hangar_lib().models(game) if os.path.isdir(game) or game.lower().endswith(GAME_FILES) else []
     return _models[game]
@@ -67,7 +72,7 @@ def game_models(game):
 def named_models(game, typed):
     """The X4 components of a game or extension folder the game shows by a name holding the typed
     words (`hangar find`, its index kept between calls), as (path, "name (component id)")."""
-    game = os.path.abspath(bpy.path.abspath(game)) if game else ""
+    game = game_folder(game)
     if len(typed.strip()) < 2 or not os.path.isdir(game):
         return []
     try:
@@ -104,7 +109,7 @@ class GameImport:
         if not self.game or not self.path:
             self.report({"ERROR"}, "name the game folder and pick a model in it")
             return {"CANCELLED"}
-        return run_import(self, context, f"{os.path.abspath(bpy.path.abspath(self.game))}::{self.path}", [])
+        return run_import(self, context, f"{game_folder(self.game)}::{self.path}", [])
 
 
 class IMPORT_SCENE_OT_hangar_game(GameImport, bpy.types.Operator):
