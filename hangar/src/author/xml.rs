@@ -105,7 +105,8 @@ fn parsed<'a>(text: &'a str, what: &str) -> Result<roxmltree::Document<'a>> {
     })
 }
 
-/// The template macro renamed: `name`, `<component ref>` and the identification texts.
+/// The template macro renamed: `name`, `<component ref>` and the identification texts (`name`, a
+/// `shortname`, `description` when one is given; a ship's `basename`, its series, is kept).
 pub(crate) fn macro_file(
     template: &str,
     name: &str,
@@ -127,6 +128,10 @@ pub(crate) fn macro_file(
             .find(|c| c.has_tag_name("identification"));
         if let Some(i) = ident {
             edits.push((i.range().start, "name", format!("{{{page},1}}")));
+            // A short name the template has would show the template's in the game's lists.
+            if i.attribute("shortname").is_some() {
+                edits.push((i.range().start, "shortname", format!("{{{page},1}}")));
+            }
             if described {
                 edits.push((i.range().start, "description", format!("{{{page},2}}")));
             }
@@ -434,8 +439,11 @@ pub(crate) fn light(l: &Light, indent: &str) -> Result<String> {
         "{indent}<{tag} name=\"{}\" r=\"{r}\" g=\"{g}\" b=\"{b}\"",
         escaped(&l.name)
     );
-    if let Some(range) = l.light.range {
-        s.push_str(&format!(" range=\"{}\"", num(range)));
+    // The light's own range; a light without one (glTF's infinite) takes a `range` property.
+    match (l.light.range, prop("range")) {
+        (Some(range), _) => s.push_str(&format!(" range=\"{}\"", num(range))),
+        (None, Some(range)) => s.push_str(&format!(" range=\"{}\"", escaped(range))),
+        (None, None) => {}
     }
     s.push_str(&format!(" intensity=\"{}\"", num(l.light.intensity)));
     let cone = match l.light.kind {
@@ -592,10 +600,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_light_without_its_own_range_takes_the_range_property() {
+        let lamp = |range: Option<f32>| Light {
+            name: "lamp".into(),
+            parent: None,
+            offset: Offset::from_gltf(glam::Vec3::ZERO, glam::Quat::IDENTITY),
+            light: crate::model::Light {
+                name: "lamp".into(),
+                kind: crate::model::LightKind::Point,
+                color: [1.0, 0.5, 0.0],
+                intensity: 2.0,
+                range,
+            },
+            attributes: vec![
+                ("range".into(), "4".into()),
+                ("lighteffect".into(), "1".into()),
+            ],
+        };
+        let own = light(&lamp(Some(6.5)), "").unwrap();
+        assert!(own.starts_with("<omni name=\"lamp\" r=\"255\" g=\"128\" b=\"0\" range=\"6.5\" intensity=\"2\" lighteffect=\"1\">"), "{own}");
+        let property = light(&lamp(None), "").unwrap();
+        assert!(property.starts_with("<omni name=\"lamp\" r=\"255\" g=\"128\" b=\"0\" range=\"4\" intensity=\"2\" lighteffect=\"1\">"), "{property}");
+    }
+
+    #[test]
     fn the_macro_is_renamed_and_keeps_the_rest() {
         let t = "<macros>\n<macro name=\"old_macro\" class=\"ship_m\">\n<component ref=\"old\"/>\n<properties><identification name=\"{1,2}\" basename=\"{3,4}\"/><hull max=\"5\"/></properties>\n</macro>\n</macros>";
         let m = macro_file(t, "new_macro", "new", 900, false).unwrap();
         assert_eq!(m, "<macros>\n<macro name=\"new_macro\" class=\"ship_m\">\n<component ref=\"new\"/>\n<properties><identification name=\"{900,1}\" basename=\"{3,4}\"/><hull max=\"5\"/></properties>\n</macro>\n</macros>");
+        let t = "<macros><macro name=\"w_macro\" class=\"missilelauncher\"><properties><identification name=\"{1,2}\" shortname=\"{1,3}\" makerrace=\"argon\"/></properties></macro></macros>";
+        let m = macro_file(t, "new_macro", "new", 900, false).unwrap();
+        assert!(
+            m.contains(
+                "<identification name=\"{900,1}\" shortname=\"{900,1}\" makerrace=\"argon\"/>"
+            ),
+            "{m}"
+        );
         let w = ware(
             "<ware id=\"a\" name=\"{1,1}\"><component ref=\"old_macro\"/></ware>",
             "b",
